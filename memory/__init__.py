@@ -1,0 +1,1 @@
+"""Per-person memory: facts and call records in Postgres, updated by one model call."""

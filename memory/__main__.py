@@ -1,0 +1,93 @@
+"""Operator CLI: `python -m memory migrate | recall | add | delete-all`.
+
+Results print as JSON on stdout (the operator asked for them); logs carry no memory text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memory.api import open_memory
+from memory.config import ConfigError, MemoryConfig
+from memory.database import create_pool, database_url
+from memory.envelope import Result
+from memory.logs import configure_logging
+from memory.migrate import migrate
+from memory.store import MemoryStore
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m memory", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("migrate", help="apply pending schema migrations")
+    recall = sub.add_parser("recall", help="print a person's facts and recent calls")
+    recall.add_argument("agent_id")
+    recall.add_argument("user_id")
+    recall.add_argument("--calls", type=int, default=5)
+    add = sub.add_parser("add", help="extract and save memory from a transcript file")
+    add.add_argument("agent_id")
+    add.add_argument("user_id")
+    add.add_argument("transcript", type=Path, help="a text file, or a JSON list of messages")
+    add.add_argument("--instructions")
+    erase = sub.add_parser("delete-all", help="erase one person's memory for one agent")
+    erase.add_argument("agent_id")
+    erase.add_argument("user_id")
+    return parser
+
+
+def _content(path: Path) -> object:
+    text = path.read_text("utf-8")
+    if path.suffix == ".json":
+        return json.loads(text)
+    return text
+
+
+def _print(result: Result[Any]) -> int:
+    body = {
+        "data": None if result.data is None else dataclasses.asdict(result.data),
+        "error": None if result.error is None else dataclasses.asdict(result.error),
+    }
+    print(json.dumps(body, default=str, ensure_ascii=False, indent=2))
+    return 0 if result.error is None else 1
+
+
+async def _run(args: argparse.Namespace) -> int:
+    pool = await create_pool(database_url())
+    try:
+        if args.command == "migrate":
+            async with pool.acquire() as conn:
+                applied = await migrate(conn)
+            print(json.dumps({"applied": applied}))
+            return 0
+        memory = open_memory(MemoryStore(pool), MemoryConfig.from_env())
+        if args.command == "recall":
+            return _print(await memory.recall(args.agent_id, args.user_id, args.calls))
+        if args.command == "add":
+            content = _content(args.transcript)
+            return _print(
+                await memory.add(content, args.agent_id, args.user_id, None, args.instructions)
+            )
+        return _print(await memory.delete_all(args.agent_id, args.user_id))
+    finally:
+        await pool.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    configure_logging(install_handler=True)
+    args = _parser().parse_args(argv)
+    try:
+        return asyncio.run(_run(args))
+    except ConfigError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""The public memory API: add, recall and delete_all, each returning a result envelope.
+
+Inside, every step raises typed `MemoryFailure`s; this is the one place they become envelopes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import structlog
+
+from memory import requests
+from memory.config import MemoryConfig, resolve_choice
+from memory.envelope import Result
+from memory.errors import MemoryFailure
+from memory.extraction import build_prompt, response_format
+from memory.limits import DEFAULT_RECALL_CALLS
+from memory.models import AddOutcome, DeleteOutcome, Recall
+from memory.operations import plan
+from memory.provider import ExtractionModel
+from memory.store import MemoryStore
+from memory.telemetry import ExtractionRecord
+
+T = TypeVar("T")
+log = structlog.get_logger(__name__)
+
+
+async def _enveloped(work: Callable[[], Awaitable[T]]) -> Result[T]:
+    try:
+        return Result.ok(await work())
+    except MemoryFailure as failure:
+        return Result.failed(failure)
+
+
+class Memory:
+    """Per-person memory scoped by (agent id, user id)."""
+
+    def __init__(self, store: MemoryStore, model: ExtractionModel, config: MemoryConfig) -> None:
+        self._store = store
+        self._model = model
+        self._config = config
+
+    async def recall(
+        self, agent_id: object, user_id: object, calls: object = DEFAULT_RECALL_CALLS
+    ) -> Result[Recall]:
+        async def work() -> Recall:
+            scope = requests.agent_id(agent_id), requests.user_id(user_id)
+            limit = requests.recall_calls(calls)
+            await self._store.ensure_capability()
+            return await self._store.recall(*scope, limit)
+
+        return await _enveloped(work)
+
+    async def delete_all(self, agent_id: object, user_id: object) -> Result[DeleteOutcome]:
+        async def work() -> DeleteOutcome:
+            scope = requests.agent_id(agent_id), requests.user_id(user_id)
+            await self._store.ensure_capability()
+            return DeleteOutcome(deleted=await self._store.delete_all(*scope))
+
+        return await _enveloped(work)
+
+    async def add(
+        self,
+        content: object,
+        agent_id: object,
+        user_id: object,
+        call: object = None,
+        instructions: object = None,
+    ) -> Result[AddOutcome]:
+        record = ExtractionRecord(agent_id=agent_id if isinstance(agent_id, str) else "")
+        try:
+            return Result.ok(
+                await self._add(
+                    record,
+                    content=content,
+                    agent_id=agent_id,
+                    user_id=user_id,
+                    call=call,
+                    instructions=instructions,
+                )
+            )
+        except MemoryFailure as failure:
+            record.outcome, record.error_code = "failed", failure.code
+            return Result.failed(failure)
+        finally:
+            record.emit()
+
+    async def _add(
+        self,
+        record: ExtractionRecord,
+        *,
+        content: object,
+        agent_id: object,
+        user_id: object,
+        call: object,
+        instructions: object,
+    ) -> AddOutcome:
+        agent, user = requests.agent_id(agent_id), requests.user_id(user_id)
+        transcript = requests.transcript(content)
+        metadata = requests.call_metadata(call)
+        policy = requests.instructions(instructions)
+        await self._store.ensure_capability()
+        snapshot = await self._store.snapshot(agent, user)
+        choice = resolve_choice(self._config, snapshot.model, snapshot.reasoning_effort)
+        prompt = build_prompt(
+            snapshot.facts, transcript, instructions=policy, guidance=snapshot.guidance
+        )
+        record.model = choice.model
+        started = time.perf_counter()
+        try:
+            completion = await self._model.complete(
+                choice, prompt.messages, response_format(self._config.structured_output)
+            )
+        finally:
+            record.latency_ms = (time.perf_counter() - started) * 1000
+        record.prompt_tokens = completion.prompt_tokens
+        record.completion_tokens = completion.completion_tokens
+        validated = plan(completion.text, prompt.handles)
+        outcome = await self._store.write(agent, user, snapshot.revision, validated, metadata)
+        record.outcome = "saved"
+        return outcome
+
+
+def open_memory(store: MemoryStore, config: MemoryConfig) -> Memory:
+    """Compose the memory API from a store and the provider configuration."""
+    return Memory(store, ExtractionModel(config), config)

@@ -1,0 +1,93 @@
+"""Memory configuration and the resolution of the extraction model and reasoning effort.
+
+Model: stored selection, then the client option, then `STACKBONE_MEMORY_MODEL`, then the
+platform default. Reasoning effort: stored selection, then client option, then
+`STACKBONE_MEMORY_REASONING_EFFORT`, then `high`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+DEFAULT_MODEL = "openai/gpt-5.6-luna"
+DEFAULT_REASONING_EFFORT = "high"
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+DIRECT_PROVIDER_PREFIX = "openai/"
+DEFAULT_TIMEOUT_SECONDS = 30.0
+
+
+class ConfigError(ValueError):
+    """A configuration value is invalid; the message names the variable or option."""
+
+
+def check_effort(value: str | None, name: str) -> str | None:
+    if value is not None and value not in REASONING_EFFORTS:
+        raise ConfigError(f"{name} must be one of {', '.join(REASONING_EFFORTS)}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryConfig:
+    """Provider connection and the client/env fallbacks for model selection."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str | None = None
+    reasoning_effort: str | None = None
+    env_model: str | None = None
+    env_reasoning_effort: str | None = None
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    structured_output: bool = True
+
+    def __post_init__(self) -> None:
+        check_effort(self.reasoning_effort, "memory reasoning_effort option")
+        check_effort(self.env_reasoning_effort, "STACKBONE_MEMORY_REASONING_EFFORT")
+        if not self.timeout_seconds > 0:
+            raise ConfigError("STACKBONE_MEMORY_TIMEOUT_SECONDS must be a positive number")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ, **options: object) -> MemoryConfig:
+        """Read the environment; keyword options are the client's own settings."""
+        timeout = env.get("STACKBONE_MEMORY_TIMEOUT_SECONDS", str(DEFAULT_TIMEOUT_SECONDS))
+        try:
+            timeout_seconds = float(timeout)
+        except ValueError:
+            raise ConfigError("STACKBONE_MEMORY_TIMEOUT_SECONDS must be a number") from None
+        response_format = env.get("STACKBONE_MEMORY_RESPONSE_FORMAT", "json_schema")
+        if response_format not in ("json_schema", "json_object"):
+            raise ConfigError("STACKBONE_MEMORY_RESPONSE_FORMAT must be json_schema or json_object")
+        return cls(
+            base_url=env.get("STACKBONE_MEMORY_BASE_URL") or env.get("OPENAI_BASE_URL"),
+            api_key=env.get("STACKBONE_MEMORY_API_KEY") or env.get("OPENAI_API_KEY"),
+            env_model=env.get("STACKBONE_MEMORY_MODEL") or None,
+            env_reasoning_effort=env.get("STACKBONE_MEMORY_REASONING_EFFORT") or None,
+            timeout_seconds=timeout_seconds,
+            structured_output=response_format == "json_schema",
+            **options,  # type: ignore[arg-type]
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChoice:
+    model: str
+    reasoning_effort: str
+
+    @property
+    def provider_model(self) -> str:
+        """The id sent to the provider: a leading `openai/` is stripped for direct calls."""
+        return self.model.removeprefix(DIRECT_PROVIDER_PREFIX)
+
+
+def resolve_choice(
+    config: MemoryConfig, stored_model: str | None, stored_effort: str | None
+) -> ModelChoice:
+    model = stored_model or config.model or config.env_model or DEFAULT_MODEL
+    effort = (
+        (stored_effort if stored_effort in REASONING_EFFORTS else None)
+        or config.reasoning_effort
+        or config.env_reasoning_effort
+        or DEFAULT_REASONING_EFFORT
+    )
+    return ModelChoice(model=model, reasoning_effort=effort)

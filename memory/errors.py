@@ -1,0 +1,68 @@
+"""Typed failures of the memory core.
+
+Each failure carries one of the public error codes. Code inside `memory/` raises these; the
+public API (`memory.api`) turns them into result envelopes, and the HTTP layer maps the codes to
+statuses. Messages name fields and rules only, never user content.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class MemoryFailure(Exception):
+    """Base of every memory failure; `code` is the public error code."""
+
+    code: ClassVar[str] = "memory_failure"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class InvalidRequest(MemoryFailure):
+    code = "memory_invalid_request"
+
+
+class ModelFailed(MemoryFailure):
+    code = "memory_model_failed"
+
+
+class InvalidModelOutput(MemoryFailure):
+    code = "memory_invalid_model_output"
+
+
+class Conflict(MemoryFailure):
+    code = "memory_conflict"
+
+
+class PersistFailed(MemoryFailure):
+    code = "memory_persist_failed"
+
+
+class SchemaMissing(MemoryFailure):
+    code = "memory_schema_missing"
+
+
+class Unavailable(MemoryFailure):
+    code = "memory_unavailable"
+
+
+class CapabilityUnavailable(MemoryFailure):
+    code = "capability_unavailable"
+
+
+ERROR_CODES: tuple[str, ...] = tuple(
+    cls.code
+    for cls in (
+        InvalidRequest,
+        ModelFailed,
+        InvalidModelOutput,
+        Conflict,
+        PersistFailed,
+        SchemaMissing,
+        Unavailable,
+        CapabilityUnavailable,
+    )
+)

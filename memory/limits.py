@@ -1,0 +1,18 @@
+"""The bounds of the memory contract, in one place so tests and validation share them."""
+
+from typing import Final
+
+MAX_FACT_CHARS: Final = 500
+MAX_FACTS: Final = 50
+MAX_SUMMARY_CHARS: Final = 600
+MIN_INSTRUCTIONS_CHARS: Final = 1
+MAX_INSTRUCTIONS_CHARS: Final = 20_000
+MIN_RECALL_CALLS: Final = 0
+MAX_RECALL_CALLS: Final = 100
+DEFAULT_RECALL_CALLS: Final = 5
+MAX_AGENT_ID_CHARS: Final = 200
+MAX_USER_ID_CHARS: Final = 500
+MAX_OUTCOME_CHARS: Final = 100
+MAX_RUN_ID_CHARS: Final = 200
+MAX_TRANSCRIPT_CHARS: Final = 200_000
+MAX_MESSAGES: Final = 2_000

@@ -1,0 +1,1 @@
+"""Who is on the line: SIP participant attributes and outbound dialing."""

@@ -1,0 +1,127 @@
+"""Fixtures: a real Postgres (embedded, or `TEST_DATABASE_URL`) with one database per test,
+cloned from a migrated template, and the local model server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+from memory.api import Memory, open_memory
+from memory.config import MemoryConfig
+from memory.database import start_embedded
+from memory.logs import configure_logging
+from memory.migrate import migrate
+from memory.store import MemoryStore
+from tests.model_server import ModelServer
+
+configure_logging()
+
+
+def _with_database(url: str, name: str) -> str:
+    return urlunsplit(urlsplit(url)._replace(path="/" + name))
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> Iterator[str]:
+    if url := os.environ.get("TEST_DATABASE_URL"):
+        yield url
+        return
+    data_dir = Path(tempfile.mkdtemp(prefix="caller-memory-pgtest-")) / "pgdata"
+    url = start_embedded(data_dir, cleanup_mode="delete")
+
+    async def tune() -> None:
+        conn = await asyncpg.connect(url)
+        await conn.execute("alter system set fsync = off")
+        await conn.execute("alter system set synchronous_commit = off")
+        await conn.execute("select pg_reload_conf()")
+        await conn.close()
+
+    asyncio.run(tune())
+    yield url
+
+
+@pytest.fixture(scope="session")
+def template_db(pg_admin_url: str) -> Iterator[str]:
+    name = "tmpl_" + uuid.uuid4().hex[:12]
+
+    async def create() -> None:
+        admin = await asyncpg.connect(pg_admin_url)
+        await admin.execute(f'create database "{name}"')
+        await admin.close()
+        conn = await asyncpg.connect(_with_database(pg_admin_url, name))
+        await migrate(conn)
+        await conn.close()
+
+    async def drop() -> None:
+        admin = await asyncpg.connect(pg_admin_url)
+        await admin.execute(f'drop database if exists "{name}" with (force)')
+        await admin.close()
+
+    asyncio.run(create())
+    yield name
+    asyncio.run(drop())
+
+
+async def _fresh_database(admin_url: str, template: str | None) -> str:
+    name = "t_" + uuid.uuid4().hex[:12]
+    admin = await asyncpg.connect(admin_url)
+    clause = f' template "{template}"' if template else ""
+    await admin.execute(f'create database "{name}"{clause}')
+    await admin.close()
+    return name
+
+
+async def _drop(admin_url: str, name: str) -> None:
+    admin = await asyncpg.connect(admin_url)
+    await admin.execute(f'drop database if exists "{name}" with (force)')
+    await admin.close()
+
+
+@pytest.fixture
+async def database_url(pg_admin_url: str, template_db: str) -> AsyncIterator[str]:
+    """A migrated database of its own for this test."""
+    name = await _fresh_database(pg_admin_url, template_db)
+    yield _with_database(pg_admin_url, name)
+    await _drop(pg_admin_url, name)
+
+
+@pytest.fixture
+async def empty_database_url(pg_admin_url: str) -> AsyncIterator[str]:
+    """A database with no schema at all."""
+    name = await _fresh_database(pg_admin_url, None)
+    yield _with_database(pg_admin_url, name)
+    await _drop(pg_admin_url, name)
+
+
+@pytest.fixture
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    p = await asyncpg.create_pool(database_url, min_size=1, max_size=10)
+    assert p is not None
+    yield p
+    await p.close()
+
+
+@pytest.fixture
+async def model_server() -> AsyncIterator[ModelServer]:
+    server = ModelServer()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+@pytest.fixture
+def memory_config(model_server: ModelServer) -> MemoryConfig:
+    return MemoryConfig(base_url=model_server.url, api_key="test-key", timeout_seconds=5)
+
+
+@pytest.fixture
+def memory(pool: asyncpg.Pool, memory_config: MemoryConfig) -> Memory:
+    return open_memory(MemoryStore(pool), memory_config)

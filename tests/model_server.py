@@ -1,0 +1,92 @@
+"""A local OpenAI-compatible Chat Completions server with scripted replies.
+
+It stands in for the model provider in tests: it speaks the real HTTP protocol (the `openai`
+client talks to it unchanged), answers from a queue of scripted replies, and records every
+request body it received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    content: str | None = None
+    raw_body: str | None = None
+    delay: float = 0.0
+    finish_reason: str = "stop"
+
+
+@dataclass
+class ModelServer:
+    replies: deque[Reply] = field(default_factory=deque)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    _runner: web.AppRunner | None = None
+    url: str = ""
+
+    async def start(self) -> str:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._handle)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{port}/v1"
+        return self.url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def answer(
+        self, operations: list[dict[str, Any]] | None = None, summary: str = "A call."
+    ) -> None:
+        """Queue a well-formed memory answer."""
+        self.replies.append(
+            Reply(content=json.dumps({"operations": operations or [], "summary": summary}))
+        )
+
+    def answer_text(self, content: str | None, **kw: Any) -> None:
+        self.replies.append(Reply(content=content, **kw))
+
+    def fail(self, status: int = 500, *, delay: float = 0.0) -> None:
+        self.replies.append(Reply(status=status, delay=delay))
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.requests.append(body)
+        reply = self.replies.popleft() if self.replies else Reply(status=599)
+        if reply.delay:
+            await asyncio.sleep(reply.delay)
+        if reply.raw_body is not None:
+            return web.Response(
+                status=reply.status, text=reply.raw_body, content_type="application/json"
+            )
+        if reply.status != 200:
+            error = {"error": {"message": "scripted failure", "type": "server_error", "code": None}}
+            return web.json_response(error, status=reply.status)
+        return web.json_response(
+            {
+                "id": f"chatcmpl-{len(self.requests)}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", ""),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": reply.content},
+                        "finish_reason": reply.finish_reason,
+                    }
+                ],
+                "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+            }
+        )

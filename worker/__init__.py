@@ -1,0 +1,1 @@
+"""Composition: the LiveKit entrypoint, agent catalog, configuration, HTTP API and CLI."""
