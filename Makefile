@@ -24,4 +24,4 @@ lint: setup
 	$(BIN)/mypy .
 
 bench: setup
-	$(BIN)/python bench/memory_bench.py
+	$(BIN)/python -m bench.memory_bench

@@ -4,8 +4,9 @@ The answer is checked completely before anything is written: shape, handles, lim
 uniqueness. Any violation raises `InvalidModelOutput` naming the rule (never the text), and
 nothing is written.
 
-Two facts are duplicates when they are equal after Unicode NFKC normalisation, case folding and
-collapsing runs of whitespace (so "Prefers  Email" and "prefers email" are the same fact).
+Two facts are duplicates when they are equal after Unicode NFKC normalisation, case folding,
+collapsing runs of whitespace and dropping trailing sentence punctuation (so "Prefers  Email."
+and "prefers email" are the same fact).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class Plan:
 
 
 def duplicate_key(content: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", content).casefold().split())
+    folded = " ".join(unicodedata.normalize("NFKC", content).casefold().split())
+    return folded.rstrip(".!?;:, ")
 
 
 def _invalid(rule: str) -> InvalidModelOutput:

@@ -9,7 +9,6 @@ import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
@@ -20,13 +19,10 @@ from memory.database import start_embedded
 from memory.logs import configure_logging
 from memory.migrate import migrate
 from memory.store import MemoryStore
+from tests.databases import with_database
 from tests.model_server import ModelServer
 
 configure_logging()
-
-
-def _with_database(url: str, name: str) -> str:
-    return urlunsplit(urlsplit(url)._replace(path="/" + name))
 
 
 @pytest.fixture(scope="session")
@@ -56,7 +52,7 @@ def template_db(pg_admin_url: str) -> Iterator[str]:
         admin = await asyncpg.connect(pg_admin_url)
         await admin.execute(f'create database "{name}"')
         await admin.close()
-        conn = await asyncpg.connect(_with_database(pg_admin_url, name))
+        conn = await asyncpg.connect(with_database(pg_admin_url, name))
         await migrate(conn)
         await conn.close()
 
@@ -89,7 +85,7 @@ async def _drop(admin_url: str, name: str) -> None:
 async def database_url(pg_admin_url: str, template_db: str) -> AsyncIterator[str]:
     """A migrated database of its own for this test."""
     name = await _fresh_database(pg_admin_url, template_db)
-    yield _with_database(pg_admin_url, name)
+    yield with_database(pg_admin_url, name)
     await _drop(pg_admin_url, name)
 
 
@@ -97,7 +93,7 @@ async def database_url(pg_admin_url: str, template_db: str) -> AsyncIterator[str
 async def empty_database_url(pg_admin_url: str) -> AsyncIterator[str]:
     """A database with no schema at all."""
     name = await _fresh_database(pg_admin_url, None)
-    yield _with_database(pg_admin_url, name)
+    yield with_database(pg_admin_url, name)
     await _drop(pg_admin_url, name)
 
 

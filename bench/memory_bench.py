@@ -1,0 +1,212 @@
+"""Memory benchmark: every figure is a ratio to a bare `SELECT 1` on the same pool, same run.
+
+Usage: python -m bench.memory_bench [--quick]
+Uses BENCH_DATABASE_URL when set, else a throwaway embedded Postgres.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import asyncpg
+
+from memory.api import open_memory
+from memory.config import MemoryConfig
+from memory.database import start_embedded
+from memory.extraction import handles_for
+from memory.logs import configure_logging
+from memory.migrate import migrate
+from memory.models import CallMetadata
+from memory.operations import plan
+from memory.store import MemoryStore
+from tests.databases import with_database
+from tests.model_server import ModelServer
+
+S = "stackbone_platform"
+
+
+async def timed(fn: Callable[[], Awaitable[object]], n: int) -> list[float]:
+    for _ in range(min(50, n)):
+        await fn()
+    samples = []
+    for _ in range(n):
+        t = time.perf_counter()
+        await fn()
+        samples.append((time.perf_counter() - t) * 1e6)
+    return samples
+
+
+def pct(samples: list[float], p: float) -> float:
+    return statistics.quantiles(samples, n=100, method="inclusive")[int(p) - 1]
+
+
+def row(name: str, samples: list[float], base: list[float]) -> str:
+    p50, p99 = pct(samples, 50), pct(samples, 99)
+    r50, r99 = p50 / pct(base, 50), p99 / pct(base, 99)
+    return f"| {name} | {p50:8.0f} | {p99:8.0f} | {r50:6.2f}x | {r99:6.2f}x |"
+
+
+async def seed_person(pool: asyncpg.Pool, agent: str, user: str, facts: int, calls: int) -> None:
+    await pool.execute(
+        f"insert into {S}.memory_facts (agent_id, user_id, content, created_at, updated_at)"
+        " select $1, $2, repeat(chr(97 + g % 26), 500), now(), now()"
+        " from generate_series(1, $3) g",
+        agent,
+        user,
+        facts,
+    )
+    await pool.execute(
+        f"insert into {S}.memory_calls (agent_id, user_id, started_at, summary, created_at)"
+        " select $1, $2, now() - g * interval '1 hour', repeat('s', 300), now()"
+        " from generate_series(1, $3) g",
+        agent,
+        user,
+        calls,
+    )
+
+
+async def bulk_calls(pool: asyncpg.Pool, people: int, per_person: int) -> None:
+    await pool.execute(
+        f"insert into {S}.memory_calls (agent_id, user_id, started_at, summary, created_at)"
+        " select 'bulk', 'person-' || (g % $1), now() - g * interval '1 second',"
+        " 'a summary of a call', now() from generate_series(1, $2) g",
+        people,
+        people * per_person,
+    )
+    await pool.execute(f"analyze {S}.memory_calls")
+
+
+def answer() -> str:
+    return json.dumps(
+        {
+            "operations": [{"op": "add", "handle": None, "content": "Has a dog."}],
+            "summary": "A short call.",
+        }
+    )
+
+
+async def bench_latency(pool: asyncpg.Pool, server: ModelServer, n: int) -> list[str]:
+    config = MemoryConfig(base_url=server.url, api_key="bench")
+    store = MemoryStore(pool)
+    memory = open_memory(store, config)
+    await seed_person(pool, "support", "rich", facts=50, calls=100)
+    await seed_person(pool, "support", "writer", facts=10, calls=0)
+    base = await timed(lambda: pool.fetchval("select 1"), n)
+    recall = await timed(lambda: memory.recall("support", "rich", 5), n)
+    update = json.dumps(
+        {
+            "operations": [{"op": "update", "handle": "f1", "content": "Has a dog."}],
+            "summary": "A short call.",
+        }
+    )
+
+    async def write_path() -> None:
+        snap = await store.snapshot("support", "writer")
+        validated = plan(update, handles_for(snap.facts))
+        await store.write("support", "writer", snap.revision, validated, _NO_CALL)
+
+    write = await timed(write_path, n)
+    for _ in range(n + 50):
+        server.answer_text(update)
+    full = await timed(lambda: memory.add("hi", "support", "writer"), n)
+    return [
+        row("`SELECT 1` (baseline)", base, base),
+        row("recall (50 facts x 500 chars, 100 calls, calls=5)", recall, base),
+        row("add write path (read + validate + transaction)", write, base),
+        row("add end to end (local model server answers at once)", full, base),
+    ]
+
+
+async def bench_throughput(pool: asyncpg.Pool, server: ModelServer, people: int) -> str:
+    memory = open_memory(MemoryStore(pool), MemoryConfig(base_url=server.url, api_key="bench"))
+    for _ in range(people):
+        server.answer_text(answer())
+    gate = asyncio.Semaphore(8)
+
+    async def one(i: int) -> None:
+        async with gate:
+            result = await memory.add("hi", "support", f"person-{i}")
+            assert result.error is None, result.error
+
+    t = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(people)))
+    elapsed = time.perf_counter() - t
+    t = time.perf_counter()
+    await asyncio.gather(*(pool.fetchval("select 1") for _ in range(people)))
+    select_rate = people / (time.perf_counter() - t)
+    return (
+        f"adds/s over {people} distinct people (8 in flight): {people / elapsed:.0f}"
+        f" (`SELECT 1`/s on the same pool: {select_rate:.0f})"
+    )
+
+
+async def bench_growth(pool: asyncpg.Pool, n: int, total: int) -> list[str]:
+    memory = open_memory(MemoryStore(pool), MemoryConfig(api_key="bench"))
+    await seed_person(pool, "growth", "probe", facts=50, calls=100)
+    await bulk_calls(pool, people=9, per_person=100)  # about 1,000 records in the table
+    small = await timed(lambda: memory.recall("growth", "probe", 5), n)
+    await bulk_calls(pool, people=total // 100, per_person=100)
+    large = await timed(lambda: memory.recall("growth", "probe", 5), n)
+    count = await pool.fetchval(f"select count(*) from {S}.memory_calls")
+    return [
+        row("recall, ~1,000 call records in the table", small, small),
+        row(f"recall, {count:,} call records in the table", large, small),
+    ]
+
+
+_NO_CALL = CallMetadata()
+
+HEADER = "| measurement | p50 µs | p99 µs | p50 ratio | p99 ratio |\n|---|---:|---:|---:|---:|"
+
+
+async def fresh_database(admin_url: str) -> str:
+    name = "bench_" + uuid.uuid4().hex[:8]
+    admin = await asyncpg.connect(admin_url)
+    await admin.execute(f'create database "{name}"')
+    await admin.close()
+    url = with_database(admin_url, name)
+    conn = await asyncpg.connect(url)
+    await migrate(conn)
+    await conn.close()
+    return url
+
+
+async def main(quick: bool) -> None:
+    configure_logging(logging.WARNING)
+    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
+        Path(tempfile.mkdtemp(prefix="memory-bench-")) / "pgdata", cleanup_mode="delete"
+    )
+    n, people, total = (300, 200, 100_000) if quick else (2_000, 1_000, 1_000_000)
+    server = ModelServer()
+    await server.start()
+    pool = await asyncpg.create_pool(await fresh_database(admin_url), min_size=8, max_size=8)
+    assert pool is not None
+    try:
+        print(HEADER)
+        for line in await bench_latency(pool, server, n):
+            print(line)
+        print()
+        print(await bench_throughput(pool, server, people))
+        print()
+        print(HEADER.replace("p50 ratio", "growth p50").replace("p99 ratio", "growth p99"))
+        for line in await bench_growth(pool, n, total):
+            print(line)
+    finally:
+        await pool.close()
+        await server.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller sizes for a smoke run")
+    asyncio.run(main(parser.parse_args().quick))

@@ -1,0 +1,107 @@
+"""Model and reasoning effort resolve from stored selection, client option, env, default."""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+
+from memory.api import open_memory
+from memory.config import ConfigError, MemoryConfig, resolve_choice
+from memory.store import MemoryStore
+from tests.model_server import ModelServer
+
+
+@pytest.mark.parametrize(
+    ("stored", "client", "env", "expected"),
+    [
+        (None, None, None, "openai/gpt-5.6-luna"),
+        (None, None, "env-model", "env-model"),
+        (None, "client-model", "env-model", "client-model"),
+        ("stored-model", "client-model", "env-model", "stored-model"),
+    ],
+)
+def test_model_resolution_order(
+    stored: str | None, client: str | None, env: str | None, expected: str
+) -> None:
+    config = MemoryConfig(model=client, env_model=env)
+    assert resolve_choice(config, stored, None).model == expected
+
+
+@pytest.mark.parametrize(
+    ("stored", "client", "env", "expected"),
+    [
+        (None, None, None, "high"),
+        (None, None, "low", "low"),
+        (None, "medium", "low", "medium"),
+        ("minimal", "medium", "low", "minimal"),
+    ],
+)
+def test_effort_resolution_order(
+    stored: str | None, client: str | None, env: str | None, expected: str
+) -> None:
+    config = MemoryConfig(reasoning_effort=client, env_reasoning_effort=env)
+    assert resolve_choice(config, None, stored).reasoning_effort == expected
+
+
+def test_provider_prefix_is_stripped_for_direct_calls() -> None:
+    assert resolve_choice(MemoryConfig(), None, None).provider_model == "gpt-5.6-luna"
+    assert resolve_choice(MemoryConfig(model="acme/x"), None, None).provider_model == "acme/x"
+
+
+@pytest.mark.parametrize("effort", ["extreme", "HIGH", ""])
+def test_unknown_efforts_are_refused(effort: str) -> None:
+    with pytest.raises(ConfigError, match="reasoning_effort"):
+        MemoryConfig(reasoning_effort=effort)
+    with pytest.raises(ConfigError, match="STACKBONE_MEMORY_REASONING_EFFORT"):
+        MemoryConfig.from_env({"STACKBONE_MEMORY_REASONING_EFFORT": effort or " "})
+
+
+def test_environment_is_read() -> None:
+    config = MemoryConfig.from_env(
+        {
+            "STACKBONE_MEMORY_MODEL": "openai/gpt-x",
+            "STACKBONE_MEMORY_REASONING_EFFORT": "xhigh",
+            "STACKBONE_MEMORY_BASE_URL": "http://127.0.0.1:1/v1",
+            "STACKBONE_MEMORY_TIMEOUT_SECONDS": "12.5",
+            "STACKBONE_MEMORY_RESPONSE_FORMAT": "json_object",
+        }
+    )
+    assert (config.env_model, config.env_reasoning_effort) == ("openai/gpt-x", "xhigh")
+    assert (config.timeout_seconds, config.structured_output) == (12.5, False)
+    with pytest.raises(ConfigError, match="STACKBONE_MEMORY_TIMEOUT_SECONDS"):
+        MemoryConfig.from_env({"STACKBONE_MEMORY_TIMEOUT_SECONDS": "soon"})
+    with pytest.raises(ConfigError, match="STACKBONE_MEMORY_RESPONSE_FORMAT"):
+        MemoryConfig.from_env({"STACKBONE_MEMORY_RESPONSE_FORMAT": "xml"})
+
+
+async def test_stored_selection_reaches_the_provider(
+    pool: asyncpg.Pool, model_server: ModelServer
+) -> None:
+    await pool.execute(
+        "insert into stackbone_platform.memory_extraction_settings (model, reasoning_effort)"
+        " values ('openai/stored-model', 'low')"
+    )
+    config = MemoryConfig(
+        base_url=model_server.url, api_key="k", model="client-model", structured_output=False
+    )
+    memory = open_memory(MemoryStore(pool), config)
+    model_server.answer([], "s")
+    assert (await memory.add("hi", "support", "u1")).error is None
+    body = model_server.requests[0]
+    assert (body["model"], body["reasoning_effort"]) == ("stored-model", "low")
+    assert body["response_format"] == {"type": "json_object"}
+
+
+async def test_published_guidance_replaces_the_built_in_one(
+    pool: asyncpg.Pool, model_server: ModelServer, memory_config: MemoryConfig
+) -> None:
+    await pool.execute(
+        "insert into stackbone_platform.memory_extraction_settings (guidance_published)"
+        " values ('Only remember pets.')"
+    )
+    memory = open_memory(MemoryStore(pool), memory_config)
+    model_server.answer([], "s")
+    await memory.add("hi", "support", "u1")
+    messages = model_server.requests[0]["messages"]
+    assert "Only remember pets." in messages[1]["content"]
+    assert "inert data" in messages[0]["content"]  # the protocol is still first and intact

@@ -1,0 +1,56 @@
+"""Extraction telemetry: model, tokens, latency, outcome; never any memory text."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from memory.api import Memory
+from tests.memory.helpers import add_op, update_op
+from tests.model_server import ModelServer
+
+SECRETS = [
+    "+34111222333",
+    "my dog is called Bartholomew",
+    "Owns a dog called Bartholomew.",
+    "Prefers calls after 16:00.",
+    "Discussed the dog and callback time.",
+    "Remember pet names carefully.",
+]
+
+
+def _all_text(records: list[logging.LogRecord]) -> str:
+    return "\n".join(f"{r.getMessage()} {vars(r)!r}" for r in records)
+
+
+async def test_a_full_add_logs_no_memory_text(
+    memory: Memory, model_server: ModelServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    model_server.answer([add_op(SECRETS[3])], "First call.")
+    assert (await memory.add("seed", "support", SECRETS[0])).error is None
+    model_server.answer(
+        [add_op(SECRETS[2]), update_op("f1", "Prefers calls after 17:00.")], SECRETS[4]
+    )
+    result = await memory.add(
+        [{"role": "user", "content": SECRETS[1]}],
+        "support",
+        SECRETS[0],
+        instructions=SECRETS[5],
+    )
+    assert result.error is None
+    model_server.answer_text("not json")
+    assert (await memory.add(SECRETS[1], "support", SECRETS[0])).error is not None
+    text = _all_text(caplog.records)
+    for secret in SECRETS:
+        assert secret not in text
+    events = [r for r in caplog.records if r.getMessage() == "memory.extraction"]
+    assert len(events) == 3
+    saved = vars(events[1])
+    assert saved["outcome"] == "saved" and saved["error_code"] is None
+    assert saved["model"] == "openai/gpt-5.6-luna"
+    assert (saved["prompt_tokens"], saved["completion_tokens"]) == (11, 7)
+    assert saved["latency_ms"] >= 0
+    failed = vars(events[2])
+    assert (failed["outcome"], failed["error_code"]) == ("failed", "memory_invalid_model_output")
