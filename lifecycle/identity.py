@@ -1,0 +1,137 @@
+"""Which memory user a call belongs to, decided once when the call opens.
+
+The agent's fixed identity key names the field. `phoneNumber` comes only from telephony: the
+accepted SIP participant's number, or on a call we dialed, the number we dialed (server-owned
+job metadata). Every other key (`email`, `customerId`, any custom literal such as
+`contact.email`) comes only from identities the integration put in the server-owned dispatch
+metadata, looked up by its literal name. What a browser participant sets on itself is never
+read. Without an identity the call runs without memory and the result names why.
+
+Job metadata (`ctx.job.metadata`) is a JSON object; both fields are optional and other fields
+are ignored:
+
+    {"identities": {"email": "ada@example.com", "contact.email": "..."},
+     "dialed_number": "+34 600 000 000"}
+
+Values are kept exactly as given (no trimming, case or Unicode normalisation).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from memory import requests
+from memory.errors import InvalidRequest
+from sip.caller import Caller, usable_number
+
+PHONE_NUMBER_KEY = "phoneNumber"
+
+IdentitySource = Literal["sip", "dialed", "metadata"]
+
+
+class NoIdentity(StrEnum):
+    """Why a call runs without memory."""
+
+    NO_BINDING = "no_binding"
+    IDENTITY_MISSING = "identity_missing"
+    CALLER_WITHHELD = "caller_withheld"
+    METADATA_INVALID = "metadata_invalid"
+    IDENTITY_INVALID = "identity_invalid"
+
+
+class MetadataProblem(StrEnum):
+    """Why job metadata was rejected."""
+
+    NOT_JSON = "not_json"
+    NOT_OBJECT = "not_object"
+    IDENTITIES_NOT_OBJECT = "identities_not_object"
+    IDENTITY_NOT_STRING = "identity_not_string"
+    DIALED_NUMBER_NOT_STRING = "dialed_number_not_string"
+
+
+@dataclass(frozen=True, slots=True)
+class JobMetadata:
+    """What the server said about this call when it dispatched the agent."""
+
+    identities: Mapping[str, str] = field(default_factory=dict)
+    dialed_number: str | None = None
+    problem: MetadataProblem | None = None
+    """Set when the metadata was malformed; identities and dialed number are then empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """The memory user id for a call, or the reason there is none."""
+
+    user_id: str | None
+    reason: NoIdentity | None = None
+    source: IdentitySource | None = None
+
+
+def parse_job_metadata(raw: str | None) -> JobMetadata:
+    """Read `ctx.job.metadata`; empty means nothing was supplied, malformed names its problem."""
+    if raw is None or not raw.strip():
+        return JobMetadata()
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return JobMetadata(problem=MetadataProblem.NOT_JSON)
+    return _read_fields(data)
+
+
+def _read_fields(data: object) -> JobMetadata:
+    if not isinstance(data, dict):
+        return JobMetadata(problem=MetadataProblem.NOT_OBJECT)
+    identities = data.get("identities", {})
+    if not isinstance(identities, dict):
+        return JobMetadata(problem=MetadataProblem.IDENTITIES_NOT_OBJECT)
+    if not all(isinstance(value, str) for value in identities.values()):
+        return JobMetadata(problem=MetadataProblem.IDENTITY_NOT_STRING)
+    dialed = data.get("dialed_number")
+    if dialed is not None and not isinstance(dialed, str):
+        return JobMetadata(problem=MetadataProblem.DIALED_NUMBER_NOT_STRING)
+    return JobMetadata(identities=dict(identities), dialed_number=dialed)
+
+
+def resolve_identity(key: str | None, caller: Caller | None, metadata: JobMetadata) -> Identity:
+    """The memory user id for this call under the agent's identity key."""
+    if key is None:
+        return Identity(user_id=None, reason=NoIdentity.NO_BINDING)
+    if key == PHONE_NUMBER_KEY:
+        found = _phone_number(caller, metadata)
+    else:
+        found = _from_metadata(key, metadata)
+    if found.user_id is None:
+        return found
+    try:
+        requests.user_id(found.user_id)
+    except InvalidRequest:
+        return Identity(user_id=None, reason=NoIdentity.IDENTITY_INVALID)
+    return found
+
+
+def _phone_number(caller: Caller | None, metadata: JobMetadata) -> Identity:
+    if caller is not None and caller.phone_number is not None:
+        return Identity(user_id=caller.phone_number, source="sip")
+    dialing = caller is None or (caller.is_sip and caller.outbound)
+    dialed = usable_number(metadata.dialed_number)
+    if dialing and dialed is not None:
+        return Identity(user_id=dialed, source="dialed")
+    if caller is not None and caller.withheld:
+        return Identity(user_id=None, reason=NoIdentity.CALLER_WITHHELD)
+    if metadata.problem is not None:
+        return Identity(user_id=None, reason=NoIdentity.METADATA_INVALID)
+    return Identity(user_id=None, reason=NoIdentity.IDENTITY_MISSING)
+
+
+def _from_metadata(key: str, metadata: JobMetadata) -> Identity:
+    if metadata.problem is not None:
+        return Identity(user_id=None, reason=NoIdentity.METADATA_INVALID)
+    value = metadata.identities.get(key)
+    if value is None or not value.strip():
+        return Identity(user_id=None, reason=NoIdentity.IDENTITY_MISSING)
+    return Identity(user_id=value, source="metadata")

@@ -1,0 +1,59 @@
+"""The one save of a call.
+
+Whichever close path fires first (caller hang-up, the agent ending the call, job shutdown,
+worker drain, a session error) starts the save; every later path awaits the same completion,
+failure included. The save runs once and is never retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import structlog
+
+log = structlog.get_logger(__name__)
+
+SaveStatus = Literal["saved", "skipped", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class SaveReport:
+    """How the save ended; `reason` is a code (memory error code or skip reason), never text."""
+
+    status: SaveStatus
+    reason: str | None = None
+    trigger: str | None = None
+
+
+class SharedSave:
+    """Starts the save on the first trigger and hands every caller the same task."""
+
+    def __init__(self, save: Callable[[str], Awaitable[SaveReport]], *, timeout: float) -> None:
+        self._save = save
+        self._timeout = timeout
+        self._task: asyncio.Task[SaveReport] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._task is not None
+
+    def trigger(self, path: str) -> asyncio.Task[SaveReport]:
+        """Start the save if no path has yet; safe to call from synchronous event callbacks."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(path), name="call-save")
+        return self._task
+
+    async def wait(self, path: str) -> SaveReport:
+        """Trigger (if first) and await the shared result; cancelling a waiter keeps the save."""
+        return await asyncio.shield(self.trigger(path))
+
+    async def _run(self, path: str) -> SaveReport:
+        try:
+            report = await asyncio.wait_for(self._save(path), self._timeout)
+        except TimeoutError:
+            report = SaveReport("failed", "save_timeout", path)
+        log.info("call.save_finished", status=report.status, reason=report.reason, trigger=path)
+        return report

@@ -1,0 +1,44 @@
+"""What the one save of a call does: hand the heard transcript to memory.add, once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from lifecycle.save import SaveReport
+from memory.api import Memory
+
+
+@dataclass(frozen=True, slots=True)
+class CallScope:
+    """Who and what a call saves for, fixed at room open."""
+
+    agent_id: str
+    user_id: str
+    instructions: str | None
+    started_at: datetime
+    run_id: str
+
+
+async def save_heard(
+    memory: Memory,
+    scope: CallScope,
+    heard: Sequence[dict[str, str]],
+    *,
+    ended_at: datetime,
+    outcome: str,
+) -> SaveReport:
+    """One add with the heard transcript; nothing heard means no save at all."""
+    if not any(m.get("content", "").strip() for m in heard):
+        return SaveReport("skipped", "nothing_heard")
+    call = {
+        "started_at": scope.started_at,
+        "duration_seconds": max(0.0, (ended_at - scope.started_at).total_seconds()),
+        "outcome": outcome,
+        "run_id": scope.run_id,
+    }
+    result = await memory.add(list(heard), scope.agent_id, scope.user_id, call, scope.instructions)
+    if result.error is not None:
+        return SaveReport("failed", result.error.code)
+    return SaveReport("saved")

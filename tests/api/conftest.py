@@ -1,0 +1,95 @@
+"""Fixtures for the HTTP API tests: a test catalog, API keys, and apps over the test database.
+
+Every app is served by aiohttp's real test server over the per-test Postgres database from the
+root conftest, so requests go through routing, middleware, auth and SQL exactly as in production.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import asyncpg
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from memory.config import MemoryConfig
+from memory.settings import CodeDefaults
+from worker.auth import SCOPES, ApiKey, parse_api_keys
+from worker.catalog import AgentSpec, Catalog
+from worker.web import create_app
+
+CODE_INSTRUCTIONS = "Remember the caller's products and promised follow-ups."
+
+# name -> (secret, scopes)
+KEYS: dict[str, tuple[str, list[str]]] = {
+    "admin": ("admin-secret-0123456789abcdef", list(SCOPES)),
+    "config-reader": ("config-reader-secret-0123456789", ["config:read"]),
+    "config-writer": ("config-writer-secret-0123456789", ["config:write"]),
+    "memory-reader": ("memory-reader-secret-0123456789", ["memory:read"]),
+    "memory-eraser": ("memory-eraser-secret-0123456789", ["memory:delete"]),
+    "nobody": ("nobody-secret-0123456789abcdefg", []),
+}
+
+Client = TestClient[web.Request, web.Application]
+MakeClient = Callable[..., Awaitable[Client]]
+
+
+def auth(name: str = "admin") -> dict[str, str]:
+    """Headers presenting the named test key."""
+    return {"Authorization": f"Bearer {KEYS[name][0]}"}
+
+
+def build_catalog() -> Catalog:
+    """`support` declares every memory default; `sales` declares none."""
+    return Catalog(
+        [
+            AgentSpec(
+                "support",
+                "support",
+                CodeDefaults(
+                    read=True,
+                    save=False,
+                    instructions=CODE_INSTRUCTIONS,
+                    identity_key="phoneNumber",
+                ),
+            ),
+            AgentSpec("sales", "support"),
+        ]
+    )
+
+
+@pytest.fixture(name="api_keys")
+def _api_keys() -> tuple[ApiKey, ...]:
+    entries = [{"name": n, "key": k, "scopes": s} for n, (k, s) in KEYS.items()]
+    return parse_api_keys(json.dumps(entries))
+
+
+@pytest.fixture(name="make_client")
+async def _make_client(
+    pool: asyncpg.Pool, api_keys: tuple[ApiKey, ...], memory_config: MemoryConfig
+) -> AsyncIterator[MakeClient]:
+    """Start an app (a fresh instance each call) over the test database."""
+    clients: list[Client] = []
+
+    async def make(*, catalog: Catalog | None = None, on: asyncpg.Pool | None = None) -> Client:
+        app = create_app(
+            pool=on or pool,
+            catalog=catalog or build_catalog(),
+            api_keys=api_keys,
+            memory_config=memory_config,
+        )
+        client: Client = TestClient(TestServer(app))
+        await client.start_server()
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        await client.close()
+
+
+@pytest.fixture(name="client")
+async def _client(make_client: MakeClient) -> Client:
+    return await make_client()

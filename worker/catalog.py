@@ -1,0 +1,111 @@
+"""The agents this deployment runs, declared in code.
+
+Each agent has a name (its id everywhere: LiveKit dispatch, memory scope, settings routes), its
+conversation instructions as a prompt file under `worker/prompts/`, and its memory defaults.
+The catalog is built once at start-up; a duplicate name or a missing prompt file stops the
+process there rather than at the first call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import ClassVar
+
+from memory import limits
+from memory.settings import CodeDefaults
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+class CatalogError(ValueError):
+    """The catalog declaration is invalid; raised at start-up."""
+
+
+class UnknownAgent(LookupError):
+    """No agent of that name is declared."""
+
+    code: ClassVar[str] = "agent_not_found"
+
+    def __init__(self) -> None:
+        super().__init__("agentId: no agent with this id is declared")
+        self.message = str(self)
+        self.field = "agentId"
+
+
+@cache
+def prompt(name: str) -> str:
+    """The text of `worker/prompts/<name>.md`."""
+    path = resources.files("worker").joinpath("prompts", f"{name}.md")
+    return path.read_text("utf-8").strip()
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSpec:
+    """One agent: `prompt_name` names its conversation prompt file."""
+
+    name: str
+    prompt_name: str
+    memory: CodeDefaults = field(default_factory=CodeDefaults)
+
+    @property
+    def instructions(self) -> str:
+        return prompt(self.prompt_name)
+
+
+class Catalog:
+    """Agents by name; iteration keeps declaration order."""
+
+    def __init__(self, agents: Iterable[AgentSpec]) -> None:
+        self._agents: dict[str, AgentSpec] = {}
+        for agent in agents:
+            _check(agent)
+            if agent.name in self._agents:
+                raise CatalogError(f"agent {agent.name!r} is registered twice")
+            self._agents[agent.name] = agent
+
+    def get(self, name: str) -> AgentSpec:
+        try:
+            return self._agents[name]
+        except KeyError:
+            raise UnknownAgent() from None
+
+    def __iter__(self) -> Iterator[AgentSpec]:
+        return iter(self._agents.values())
+
+    def __len__(self) -> int:
+        return len(self._agents)
+
+    def identity_keys(self) -> dict[str, str]:
+        """Agent id -> code-declared identity key, for agents that declare one."""
+        return {a.name: a.memory.identity_key for a in self if a.memory.identity_key is not None}
+
+
+def _check(agent: AgentSpec) -> None:
+    if len(agent.name) > limits.MAX_AGENT_ID_CHARS or not _NAME.fullmatch(agent.name):
+        raise CatalogError(f"agent name {agent.name!r} must match {_NAME.pattern}")
+    try:
+        prompt(agent.prompt_name)
+    except (FileNotFoundError, OSError):
+        raise CatalogError(f"agent {agent.name!r}: prompt file is missing") from None
+
+
+def default_catalog() -> Catalog:
+    """The agents this deployment ships."""
+    return Catalog(
+        [
+            AgentSpec(
+                name="support",
+                prompt_name="support",
+                memory=CodeDefaults(
+                    read=True,
+                    save=True,
+                    instructions=prompt("support_memory"),
+                    identity_key="phoneNumber",
+                ),
+            ),
+        ]
+    )

@@ -1,0 +1,49 @@
+"""The settings activity log over HTTP: who changed which field names of which agent, and when.
+
+Entries never hold values, so instruction and guidance text cannot leak through this route.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from memory.errors import InvalidRequest
+from memory.settings_store import ActivityEntry, list_activity
+from worker.routes_context import CATALOG, POOL, Route, respond, timestamp
+
+PATH = "/api/memory/activity"
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 500
+
+
+def parse_limit(value: str | None) -> int:
+    """The `limit` query parameter: an integer in 1..500, 50 when absent."""
+    if value is None:
+        return DEFAULT_LIMIT
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= MAX_LIMIT:
+        raise InvalidRequest(f"limit: must be an integer from 1 to {MAX_LIMIT}", field="limit")
+    return int(value)
+
+
+def _entry(entry: ActivityEntry) -> dict[str, object]:
+    return {
+        "id": entry.id,
+        "at": timestamp(entry.at),
+        "actor": entry.actor,
+        "agentId": entry.agent_id,
+        "action": entry.action,
+        "fields": list(entry.fields),
+    }
+
+
+async def get_activity(request: web.Request) -> web.Response:
+    """Newest first; `agentId` narrows to one agent, otherwise shared changes are included."""
+    agent_id = request.query.get("agentId")
+    if agent_id is not None:
+        agent_id = request.app[CATALOG].get(agent_id).name
+    limit = parse_limit(request.query.get("limit"))
+    entries = await list_activity(request.app[POOL], agent_id, limit)
+    return respond({"entries": [_entry(e) for e in entries]})
+
+
+ROUTES = (Route("GET", PATH, get_activity, "config:read"),)

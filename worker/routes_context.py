@@ -1,0 +1,124 @@
+"""What every route module shares: typed app state, the route table entry, JSON in and out.
+
+A route is registered only through `Route`, which must name a scope (or say it is public), so no
+route is open by accident. The wrapper authenticates and authorizes before the handler runs and
+leaves the caller's key on the request for the activity log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, TypeVar
+
+import asyncpg
+from aiohttp import web
+from pydantic import BaseModel, ValidationError
+
+from memory.api import Memory
+from memory.envelope import ErrorInfo, Result
+from memory.errors import InvalidRequest
+from worker.auth import ApiKey, Scope, authenticate, authorize
+from worker.catalog import Catalog
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+POOL = web.AppKey("pool", asyncpg.Pool)
+CATALOG = web.AppKey("catalog", Catalog)
+API_KEYS: web.AppKey[tuple[ApiKey, ...]] = web.AppKey("api_keys")
+MEMORY = web.AppKey("memory", Memory)
+CALLER = web.RequestKey("caller", ApiKey)
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    method: str
+    path: str
+    handler: Handler
+    scope: Scope | Literal["public"]
+
+
+class EnvelopeError(Exception):
+    """A memory result envelope that carried an error, raised for the error middleware."""
+
+    def __init__(self, error: ErrorInfo) -> None:
+        super().__init__(error.message)
+        self.code = error.code
+        self.message = error.message
+        self.field = error.field
+
+
+def guarded(route: Route) -> Handler:
+    """The route's handler behind authentication and its scope check."""
+    if route.scope == "public":
+        return route.handler
+    scope: Scope = route.scope
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        keys = request.app[API_KEYS]
+        key = authenticate(keys, request.headers.get("Authorization"))
+        authorize(key, scope)
+        request[CALLER] = key
+        return await route.handler(request)
+
+    return handle
+
+
+def actor(request: web.Request) -> str:
+    """Who is calling, by API key name (never the key itself)."""
+    return request[CALLER].name
+
+
+def unwrap(result: Result[T]) -> T:
+    if result.error is not None:
+        raise EnvelopeError(result.error)
+    assert result.data is not None
+    return result.data
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(name)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise InvalidRequest(f"{key}: appears more than once", field=key)
+        result[key] = value
+    return result
+
+
+async def read_json(request: web.Request) -> object:
+    """The request body as JSON; duplicate keys, NaN and Infinity are rejected."""
+    text = await request.text()
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
+    except ValueError:
+        raise InvalidRequest("body: must be valid JSON", field="body") from None
+
+
+def parse_body(model: type[M], body: object) -> M:
+    """Validate a body against a pydantic model; the first error names its field."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False, include_input=False)[0]
+        field = ".".join(str(part) for part in error["loc"]) or "body"
+        raise InvalidRequest(f"{field}: {error['msg']}", field=field) from None
+
+
+def timestamp(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def respond(body: Mapping[str, Any], status: int = 200) -> web.Response:
+    return web.json_response(body, status=status, dumps=_dumps)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,92 @@
+"""One customer's memory for the Memory screen: read facts and recent calls, or erase them.
+
+The user id travels in a JSON body, not in the URL: ids are opaque (a leading `+`, spaces, `/`,
+any Unicode) and often phone numbers, and a URL would both mangle `+` into a space unless the
+client encodes it and put the number into every access log on the way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory.limits import DEFAULT_RECALL_CALLS
+from memory.models import CallRecord, Fact
+from worker.routes_context import (
+    CATALOG,
+    MEMORY,
+    Route,
+    parse_body,
+    read_json,
+    respond,
+    timestamp,
+    unwrap,
+)
+
+log = structlog.get_logger(__name__)
+PATH = "/api/memory/customers/{agentId}"
+
+
+class _RecallBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    user_id: str = Field(alias="userId")  # the memory API validates the value
+    calls: int = DEFAULT_RECALL_CALLS
+
+
+class _EraseBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    user_id: str = Field(alias="userId")  # the memory API validates the value
+
+
+def _fact(fact: Fact) -> dict[str, Any]:
+    return {
+        "id": fact.id,
+        "content": fact.content,
+        "createdAt": timestamp(fact.created_at),
+        "updatedAt": timestamp(fact.updated_at),
+    }
+
+
+def _call(call: CallRecord) -> dict[str, Any]:
+    return {
+        "id": call.id,
+        "startedAt": timestamp(call.started_at),
+        "durationSeconds": call.duration_seconds,
+        "outcome": call.outcome,
+        "runId": call.run_id,
+        "summary": call.summary,
+        "createdAt": timestamp(call.created_at),
+    }
+
+
+async def recall(request: web.Request) -> web.Response:
+    agent = request.app[CATALOG].get(request.match_info["agentId"])
+    body = parse_body(_RecallBody, await read_json(request))
+    memory = unwrap(await request.app[MEMORY].recall(agent.name, body.user_id, body.calls))
+    return respond(
+        {
+            "agentId": agent.name,
+            "userId": body.user_id,
+            "facts": [_fact(f) for f in memory.facts],
+            "calls": [_call(c) for c in memory.calls],
+        }
+    )
+
+
+async def delete_all(request: web.Request) -> web.Response:
+    agent = request.app[CATALOG].get(request.match_info["agentId"])
+    body = parse_body(_EraseBody, await read_json(request))
+    outcome = unwrap(await request.app[MEMORY].delete_all(agent.name, body.user_id))
+    log.info("memory.customer_erased", agent_id=agent.name, deleted=outcome.deleted)
+    return respond({"agentId": agent.name, "userId": body.user_id, "deleted": outcome.deleted})
+
+
+ROUTES = (
+    Route("POST", f"{PATH}/recall", recall, "memory:read"),
+    Route("POST", f"{PATH}/delete-all", delete_all, "memory:delete"),
+)

@@ -1,0 +1,89 @@
+"""Per-agent memory settings over HTTP: read, partial save, reset one field or all of them.
+
+Every answer has the same shape (agentId, overrides, value, origins, binding), so the Memory tab
+can redraw from any response. Validation and resolution are `memory.settings`; storage is
+`memory.settings_store`; this module only translates between HTTP and those.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from memory import settings_store
+from memory.settings import Binding, parse_reset_field, parse_update, resolve
+from memory.settings_store import StoredSettings
+from worker.catalog import AgentSpec
+from worker.routes_context import CATALOG, POOL, Route, actor, read_json, respond, timestamp
+
+log = structlog.get_logger(__name__)
+PATH = "/api/memory/settings/{agentId}"
+
+
+def _agent(request: web.Request) -> AgentSpec:
+    return request.app[CATALOG].get(request.match_info["agentId"])
+
+
+def binding_body(binding: Binding | None) -> dict[str, Any] | None:
+    if binding is None:
+        return None
+    return {
+        "identityKey": binding.identity_key,
+        "source": binding.source,
+        "fixedAt": timestamp(binding.fixed_at),
+    }
+
+
+def settings_body(agent: AgentSpec, stored: StoredSettings) -> dict[str, Any]:
+    effective = resolve(stored.overrides, agent.memory)
+    overrides = stored.overrides
+    return {
+        "agentId": agent.name,
+        "overrides": {name: getattr(overrides, name) for name in overrides.present()},
+        "value": {
+            "read": effective.read,
+            "save": effective.save,
+            "instructions": effective.instructions,
+        },
+        "origins": {
+            "read": effective.origins.read,
+            "save": effective.origins.save,
+            "instructions": effective.origins.instructions,
+        },
+        "binding": binding_body(stored.binding),
+    }
+
+
+async def get_settings(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    stored = await settings_store.load_settings(request.app[POOL], agent.name)
+    return respond(settings_body(agent, stored))
+
+
+async def put_settings(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    update = parse_update(await read_json(request))
+    stored = await settings_store.save_settings(
+        request.app[POOL], agent.name, update, actor(request)
+    )
+    log.info("memory.settings_saved", agent_id=agent.name, fields=list(update.field_names()))
+    return respond(settings_body(agent, stored))
+
+
+async def delete_settings(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    field = parse_reset_field(request.query.get("field"))
+    stored = await settings_store.reset_settings(
+        request.app[POOL], agent.name, field, actor(request)
+    )
+    log.info("memory.settings_reset", agent_id=agent.name, field=field or "all")
+    return respond(settings_body(agent, stored))
+
+
+ROUTES = (
+    Route("GET", PATH, get_settings, "config:read"),
+    Route("PUT", PATH, put_settings, "config:write"),
+    Route("DELETE", PATH, delete_settings, "config:write"),
+)

@@ -1,0 +1,50 @@
+"""Error codes to HTTP statuses: the one place the API decides which status a failure gets.
+
+The memory core and the web layer raise typed failures that carry a code; the error middleware
+asks this module for the status and answers with the code in the body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+INTERNAL_ERROR = "internal_error"
+
+STATUSES: Mapping[str, int] = MappingProxyType(
+    {
+        # memory core
+        "memory_invalid_request": 400,
+        "memory_model_failed": 502,
+        "memory_invalid_model_output": 502,
+        "memory_conflict": 409,
+        "memory_persist_failed": 503,
+        "memory_schema_missing": 503,
+        "memory_unavailable": 503,
+        "capability_unavailable": 503,
+        # web layer
+        "unauthorized": 401,
+        "forbidden": 403,
+        "agent_not_found": 404,
+        "not_found": 404,
+        "method_not_allowed": 405,
+        "bad_request": 400,
+        "payload_too_large": 413,
+        INTERNAL_ERROR: 500,
+    }
+)
+
+
+def status_for(code: str) -> int:
+    """The status for an error code; an unmapped code is a server error."""
+    return STATUSES.get(code, 500)
+
+
+_RAISED_BY_AIOHTTP: Mapping[int, str] = MappingProxyType(
+    {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
+)
+
+
+def code_for_status(status: int) -> str:
+    """The code for a status aiohttp raised itself (an unknown route, a wrong method)."""
+    return _RAISED_BY_AIOHTTP.get(status, INTERNAL_ERROR if status >= 500 else "bad_request")

@@ -1,0 +1,147 @@
+"""The `web` process: the HTTP API for memory settings, extraction guidance and customer memory.
+
+`create_app` composes the routes over a pool, the agent catalog and the API keys, so tests build
+the same app over their own database. `main` reads the environment, applies migrations, offers
+the catalog's code-declared identity keys to the binding, and serves (`python -m worker.web`).
+Typed failures become HTTP answers in one middleware; `worker.statuses` picks the status.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+import asyncpg
+import structlog
+from aiohttp import web
+
+from memory.api import open_memory
+from memory.config import MemoryConfig
+from memory.database import create_pool, database_url
+from memory.errors import MemoryFailure
+from memory.logs import configure_logging
+from memory.migrate import migrate
+from memory.settings_store import offer_code_bindings
+from memory.store import MemoryStore
+from worker import (
+    routes_activity,
+    routes_customers,
+    routes_extraction,
+    routes_health,
+    routes_settings,
+)
+from worker.auth import ENV_VAR, ApiKey, AuthFailure, parse_api_keys, scopes_of
+from worker.catalog import Catalog, UnknownAgent, default_catalog
+from worker.routes_context import (
+    API_KEYS,
+    CATALOG,
+    MEMORY,
+    POOL,
+    EnvelopeError,
+    Handler,
+    Route,
+    guarded,
+    respond,
+)
+from worker.statuses import INTERNAL_ERROR, code_for_status, status_for
+
+log = structlog.get_logger(__name__)
+
+ROUTES: tuple[Route, ...] = (
+    *routes_health.ROUTES,
+    *routes_settings.ROUTES,
+    *routes_customers.ROUTES,
+    *routes_extraction.ROUTES,
+    *routes_activity.ROUTES,
+)
+DEFAULT_PORT = 8080
+DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
+
+_CODED = (MemoryFailure, EnvelopeError, UnknownAgent, AuthFailure)
+
+
+def problem(code: str, message: str, field: str | None = None) -> web.Response:
+    """An error answer: the status comes from the code, the code goes in the body."""
+    response = respond({"error": {"code": code, "message": message, "field": field}})
+    response.set_status(status_for(code))
+    if response.status == 401:
+        response.headers["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except _CODED as failure:
+        return problem(failure.code, failure.message, failure.field)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        answer = problem(code_for_status(exc.status), exc.reason)
+        if allow := exc.headers.get("Allow"):
+            answer.headers["Allow"] = allow
+        return answer
+    except Exception as exc:
+        # no traceback: database errors can quote the values they rejected
+        log.error("web.unhandled_error", error_type=type(exc).__name__, method=request.method)
+        return problem(INTERNAL_ERROR, "internal error")
+
+
+async def _offer_identity_keys(app: web.Application) -> None:
+    await offer_code_bindings(app[POOL], app[CATALOG].identity_keys())
+
+
+def create_app(
+    *,
+    pool: asyncpg.Pool,
+    catalog: Catalog,
+    api_keys: Sequence[ApiKey],
+    memory_config: MemoryConfig,
+) -> web.Application:
+    """The API over an open pool (which the caller owns) and a catalog."""
+    app = web.Application(middlewares=[error_middleware])
+    app[POOL] = pool
+    app[CATALOG] = catalog
+    app[API_KEYS] = tuple(api_keys)
+    app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
+    for route in ROUTES:
+        app.router.add_route(route.method, route.path, guarded(route))
+    app.on_startup.append(_offer_identity_keys)
+    return app
+
+
+async def _serve(url: str, catalog: Catalog, api_keys: Sequence[ApiKey]) -> web.Application:
+    pool = await create_pool(url)
+    async with pool.acquire() as conn:
+        await migrate(conn)
+    app = create_app(
+        pool=pool, catalog=catalog, api_keys=api_keys, memory_config=MemoryConfig.from_env()
+    )
+
+    async def close_pool(_: web.Application) -> None:
+        await pool.close()
+
+    app.on_cleanup.append(close_pool)
+    log.info("web.configured", agents=len(catalog), api_keys=scopes_of(api_keys))
+    return app
+
+
+def main() -> int:
+    configure_logging(install_handler=True)
+    try:
+        catalog = default_catalog()
+        api_keys = parse_api_keys(os.environ.get(ENV_VAR))
+        port = int(os.environ.get("PORT", DEFAULT_PORT))
+        MemoryConfig.from_env()  # fail on a bad memory configuration before serving
+    except ValueError as exc:  # every configuration error is a ValueError with a clear message
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
+    host = os.environ.get("WEB_HOST", DEFAULT_HOST)
+    web.run_app(_serve(database_url(), catalog, api_keys), host=host, port=port, print=None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
