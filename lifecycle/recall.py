@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from lifecycle.plan import MemoryPlan
 from memory.api import Memory
 from memory.models import Recall
 
@@ -38,6 +39,14 @@ async def recall_within(
     if result.error is not None:
         return _without(result.error.code)
     return RecallOutcome(result.data)
+
+
+async def recall_for(plan: MemoryPlan, memory: Memory, budget_seconds: float) -> Recall | None:
+    """The caller's memory when the plan reads it; save-only calls never see old facts."""
+    if not plan.read or plan.user_id is None:
+        return None
+    outcome = await recall_within(memory, plan.agent_id, plan.user_id, budget_seconds)
+    return outcome.recall
 
 
 def _without(reason: str) -> RecallOutcome:

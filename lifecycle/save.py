@@ -44,6 +44,7 @@ class SharedSave:
         """Start the save if no path has yet; safe to call from synchronous event callbacks."""
         if self._task is None:
             self._task = asyncio.create_task(self._run(path), name="call-save")
+            self._task.add_done_callback(_retrieve_failure)
         return self._task
 
     async def wait(self, path: str) -> SaveReport:
@@ -57,3 +58,9 @@ class SharedSave:
             report = SaveReport("failed", "save_timeout", path)
         log.info("call.save_finished", status=report.status, reason=report.reason, trigger=path)
         return report
+
+
+def _retrieve_failure(task: asyncio.Task[SaveReport]) -> None:
+    """Log a crashed save even when no close path is left to await it."""
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("call.save_crashed", error_type=type(error).__name__)

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from lifecycle.save import SaveReport
 from memory.api import Memory
+from transcript.models import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,13 +25,13 @@ class CallScope:
 async def save_heard(
     memory: Memory,
     scope: CallScope,
-    heard: Sequence[dict[str, str]],
+    heard: Sequence[Message],
     *,
     ended_at: datetime,
     outcome: str,
 ) -> SaveReport:
     """One add with the heard transcript; nothing heard means no save at all."""
-    if not any(m.get("content", "").strip() for m in heard):
+    if not any(m["content"].strip() for m in heard):
         return SaveReport("skipped", "nothing_heard")
     call = {
         "started_at": scope.started_at,

@@ -121,3 +121,18 @@ def memory_config(model_server: ModelServer) -> MemoryConfig:
 @pytest.fixture
 def memory(pool: asyncpg.Pool, memory_config: MemoryConfig) -> Memory:
     return open_memory(MemoryStore(pool), memory_config)
+
+
+@pytest.fixture
+async def doomed_pool(pg_admin_url: str, template_db: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool whose database is dropped underneath it."""
+    name = "t_" + uuid.uuid4().hex[:12]
+    admin = await asyncpg.connect(pg_admin_url)
+    await admin.execute(f'create database "{name}" template "{template_db}"')
+    url = with_database(pg_admin_url, name)
+    pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
+    assert pool is not None
+    yield pool
+    pool.terminate()
+    await admin.execute(f'drop database if exists "{name}" with (force)')
+    await admin.close()

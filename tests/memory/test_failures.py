@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -17,7 +15,7 @@ from memory import limits
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.store import MemoryStore
-from tests.databases import with_database
+from tests.databases import drop_database_under
 from tests.memory.helpers import add_op, stored, update_op
 from tests.model_server import ModelServer
 
@@ -214,21 +212,6 @@ async def test_missing_capability_is_reported(
     assert model_server.requests == []
 
 
-@pytest.fixture
-async def doomed_pool(pg_admin_url: str, template_db: str) -> AsyncIterator[asyncpg.Pool]:
-    """A pool whose database is dropped underneath it."""
-    name = "t_" + uuid.uuid4().hex[:12]
-    admin = await asyncpg.connect(pg_admin_url)
-    await admin.execute(f'create database "{name}" template "{template_db}"')
-    url = with_database(pg_admin_url, name)
-    pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
-    assert pool is not None
-    yield pool
-    pool.terminate()
-    await admin.execute(f'drop database if exists "{name}" with (force)')
-    await admin.close()
-
-
 async def test_database_gone_is_unavailable(
     doomed_pool: asyncpg.Pool,
     memory_config: MemoryConfig,
@@ -237,10 +220,7 @@ async def test_database_gone_is_unavailable(
 ) -> None:
     memory = open_memory(MemoryStore(doomed_pool), memory_config)
     assert (await memory.recall("support", "u1")).error is None  # capability cached
-    name = await doomed_pool.fetchval("select current_database()")
-    admin = await asyncpg.connect(pg_admin_url)
-    await admin.execute(f'drop database "{name}" with (force)')
-    await admin.close()
+    await drop_database_under(doomed_pool, pg_admin_url)
     for result in (
         await memory.recall("support", "u1"),
         await memory.delete_all("support", "u1"),

@@ -1,0 +1,122 @@
+"""A whole call on a real AgentSession (fake models and audio, no room) with real memory.
+
+It runs `lifecycle.call.start_call`, the same sequence the worker entrypoint runs; only the
+session start differs (fake audio I/O instead of a LiveKit room). Job shutdown callbacks are
+collected so a test can fire them like the job runner does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg
+from livekit.agents import AgentSession
+
+from lifecycle.call import CallSetup, RunningCall, start_call
+from lifecycle.identity import JobMetadata, resolve_identity
+from lifecycle.plan import MemoryPlan, plan_memory
+from lifecycle.snapshot import take_snapshot
+from memory.api import Memory
+from memory.extraction import FRAME_CLOSE, FRAME_OPEN
+from memory.settings import CodeDefaults
+from memory.settings_store import offer_code_bindings
+from sip.caller import Caller
+from tests.model_server import ModelServer
+from tests.voice.fakes import FakeCallIO, FakeLLM, FakeSTT, fake_session, wait_until, wire
+
+AGENT = "support"
+CALLER = "+34 600 111 222"
+INSTRUCTIONS = "You are the support agent."
+GREETING = "Hello, how can I help?"
+
+Callback = Any
+
+
+@dataclass(slots=True)
+class Harness:
+    session: AgentSession[None]
+    io: FakeCallIO
+    llm: FakeLLM
+    stt: FakeSTT | None
+    running: RunningCall
+    opened_at: float
+    shutdown_callbacks: list[Callback] = field(default_factory=list)
+
+    async def shutdown(self, reason: str = "room disconnected") -> None:
+        """What the job runner does at the end: close the session, then run the callbacks."""
+        await self.session.aclose()
+        await asyncio.gather(*(cb(reason) for cb in self.shutdown_callbacks))
+
+    async def wait_turns(self, count: int, within: float = 10.0) -> None:
+        await wait_until(lambda: len(self.running.recorder.turns) >= count, within=within)
+
+    def first_llm_text(self) -> str:
+        return "\n".join(text for _, text in self.llm.calls[0].messages)
+
+
+async def snapshot_plan(
+    pool: asyncpg.Pool, *, read: bool, save: bool, caller: Caller | None = None, bind: bool = True
+) -> MemoryPlan:
+    """Room open: bind the key (as worker start-up does), take the snapshot, resolve the caller."""
+    code = CodeDefaults(read=read, save=save, identity_key="phoneNumber")
+    if bind:
+        await offer_code_bindings(pool, {AGENT: "phoneNumber"})
+    settings = await take_snapshot(pool, AGENT, code)
+    key = settings.binding.identity_key if settings and settings.binding else None
+    who = caller or Caller(is_sip=True, phone_number=CALLER)
+    return plan_memory(AGENT, settings, resolve_identity(key, who, JobMetadata()))
+
+
+@asynccontextmanager
+async def voice_call(
+    memory: Memory,
+    plan: MemoryPlan,
+    *replies: str,
+    budget: float = 1.0,
+    barge_in: bool = False,
+    llm_word_delay: float = 0.0,
+) -> AsyncIterator[Harness]:
+    fake_llm = FakeLLM([GREETING, *replies], word_delay=llm_word_delay)
+    fake_stt = FakeSTT() if barge_in else None
+    session = fake_session(llm_model=fake_llm, stt_model=fake_stt)
+    call_io = wire(session, mic=barge_in)
+    callbacks: list[Callback] = []
+
+    def register(cb: Callback) -> None:
+        callbacks.append(cb)
+
+    setup = CallSetup(plan, INSTRUCTIONS, datetime.now(UTC), "job-1", budget, 5.0)
+    opened_at = time.monotonic()
+    running = await start_call(
+        session,
+        memory,
+        setup,
+        register_shutdown=register,
+        start=lambda agent: session.start(agent=agent),
+    )
+    harness = Harness(session, call_io, fake_llm, fake_stt, running, opened_at, callbacks)
+    try:
+        yield harness
+    finally:
+        await session.aclose()
+        await call_io.speaker.aclose()
+
+
+def saved_transcript(request: dict[str, Any]) -> list[dict[str, str]]:
+    """The transcript a save request carried, read back from its data block."""
+    block = request["messages"][-1]["content"]
+    payload = json.loads(block.removeprefix(FRAME_OPEN).removesuffix(FRAME_CLOSE))
+    return list(payload["transcript"])
+
+
+async def seed(memory: Memory, server: ModelServer, fact: str) -> None:
+    server.answer([{"op": "add", "handle": None, "content": fact}], "Earlier call.")
+    result = await memory.add("seed", AGENT, CALLER)
+    assert result.error is None, result.error

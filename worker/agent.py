@@ -1,0 +1,93 @@
+"""The LiveKit worker: one job per call, dispatched explicitly by agent name.
+
+`python -m worker.agent start|dev|console` runs the LiveKit CLI. The main process resolves the
+database (starting the embedded one when `DATABASE_URL` is unset), applies migrations and
+offers the catalog's identity keys; each job process then serves one call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from datetime import UTC, datetime
+
+import structlog
+from livekit.agents import AgentServer, JobContext, cli
+
+from lifecycle.call import CallSetup, start_call
+from lifecycle.identity import parse_job_metadata, resolve_identity
+from lifecycle.plan import MemoryPlan, plan_memory
+from lifecycle.snapshot import take_snapshot
+from memory.config import ConfigError
+from sip.caller import participant_facts, read_caller
+from worker.runtime import open_runtime
+from worker.session import ROOM_OPTIONS, build_session
+from worker.startup import prepare_main_process, served_agent
+
+log = structlog.get_logger(__name__)
+
+SHUTDOWN_PROCESS_TIMEOUT_MARGIN = 15.0
+
+
+async def entrypoint(ctx: JobContext) -> None:
+    runtime = await open_runtime()
+    spec = runtime.catalog.get(ctx.job.agent_name or served_agent(runtime.catalog))
+    started_at = datetime.now(UTC)
+    settings = await take_snapshot(runtime.pool, spec.name, spec.memory)
+    metadata = parse_job_metadata(ctx.job.metadata)
+    await ctx.connect()
+    caller = read_caller(participant_facts(await ctx.wait_for_participant()))
+    key = settings.binding.identity_key if settings and settings.binding else None
+    plan = plan_memory(spec.name, settings, resolve_identity(key, caller, metadata))
+    report_plan(plan)
+    session = build_session(runtime.config.models)
+    setup = CallSetup(
+        plan=plan,
+        instructions=spec.instructions,
+        started_at=started_at,
+        run_id=ctx.job.id,
+        recall_budget_seconds=runtime.config.recall_budget_seconds,
+        save_timeout_seconds=runtime.config.save_timeout_seconds,
+    )
+    await start_call(
+        session,
+        runtime.memory,
+        setup,
+        register_shutdown=ctx.add_shutdown_callback,
+        start=lambda agent: session.start(agent=agent, room=ctx.room, room_options=ROOM_OPTIONS),
+        after_save=runtime.aclose,
+    )
+
+
+def report_plan(plan: MemoryPlan) -> None:
+    """One event per call saying whether memory is used, and why not (a code, never a value)."""
+    log.info(
+        "call.memory_plan",
+        agent_id=plan.agent_id,
+        read=plan.read,
+        save=plan.save,
+        active=plan.active,
+        reason=plan.reason,
+    )
+
+
+def build_server(agent_name: str, save_timeout_seconds: float) -> AgentServer:
+    """A server for one agent name; the job process outlives the save it waits for."""
+    server = AgentServer(
+        shutdown_process_timeout=save_timeout_seconds + SHUTDOWN_PROCESS_TIMEOUT_MARGIN,
+    )
+    server.rtc_session(entrypoint, agent_name=agent_name)
+    return server
+
+
+def main() -> None:
+    try:
+        config, agent_name = asyncio.run(prepare_main_process(sys.argv[1:]))
+    except ConfigError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    cli.run_app(build_server(agent_name, config.save_timeout_seconds))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Start-up of the worker's main process, before the LiveKit CLI takes over.
+
+Configuration is checked first so a missing variable is named instead of a stack trace. The
+database is resolved here, once: with no `DATABASE_URL` the embedded server is started and its
+URL exported, so job processes inherit it instead of attaching themselves.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import asyncpg
+import structlog
+
+from memory.config import ConfigError
+from memory.database import create_pool, database_url
+from memory.logs import configure_logging
+from memory.migrate import migrate
+from memory.settings_store import offer_code_bindings
+from worker.catalog import Catalog, default_catalog
+from worker.config import WorkerConfig, load_worker_config, require_livekit
+
+log = structlog.get_logger(__name__)
+
+NEEDS_LIVEKIT = frozenset({"start", "dev", "connect"})
+MIGRATE_VAR = "MEMORY_MIGRATE_ON_START"
+AGENT_VAR = "WORKER_AGENT"
+
+
+def migrations_enabled(env: Mapping[str, str] = os.environ) -> bool:
+    value = env.get(MIGRATE_VAR, "1").strip().lower()
+    if value not in {"0", "1", "true", "false", "yes", "no"}:
+        raise ConfigError(f"{MIGRATE_VAR} must be 1 or 0")
+    return value in {"1", "true", "yes"}
+
+
+def served_agent(catalog: Catalog, env: Mapping[str, str] = os.environ) -> str:
+    """The catalog agent this worker registers for (one agent name per worker process)."""
+    name = env.get(AGENT_VAR) or next(iter(catalog)).name
+    if name not in {a.name for a in catalog}:
+        raise ConfigError(f"{AGENT_VAR} names no agent in the catalog")
+    return name
+
+
+async def prepare_database(pool: asyncpg.Pool, catalog: Catalog) -> None:
+    """Apply migrations (unless disabled) and offer code-declared identity keys."""
+    if migrations_enabled():
+        async with pool.acquire() as conn:
+            await migrate(conn)
+    await offer_code_bindings(pool, catalog.identity_keys())
+
+
+async def prepare_main_process(argv: Sequence[str]) -> tuple[WorkerConfig, str]:
+    """Check configuration, resolve and prepare the database; returns config and agent name."""
+    configure_logging()
+    if argv and argv[0] in NEEDS_LIVEKIT:
+        require_livekit()
+    config = load_worker_config()
+    catalog = default_catalog()
+    agent = served_agent(catalog)
+    pool = await create_pool(database_url(), min_size=1, max_size=1)
+    try:
+        await prepare_database(pool, catalog)
+    finally:
+        await pool.close()
+    log.info("worker.prepared", agent_id=agent)
+    return config, agent
