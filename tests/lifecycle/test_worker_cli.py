@@ -1,0 +1,72 @@
+"""The worker's command line names a missing variable instead of printing a stack trace."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+import pytest
+
+from memory.config import ConfigError
+from worker.catalog import default_catalog
+from worker.config import load_worker_config, require_livekit
+from worker.startup import migrations_enabled, served_agent
+
+BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("LIVEKIT_", "OPENAI_"))}
+
+
+async def run_worker(*args: str, env: dict[str, str]) -> tuple[int, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "worker.agent",
+        *args,
+        env={**BASE_ENV, **env},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, err.decode()
+
+
+@pytest.mark.parametrize(
+    ("env", "missing"),
+    [
+        ({}, "LIVEKIT_URL"),
+        ({"LIVEKIT_URL": "ws://127.0.0.1:1"}, "LIVEKIT_API_KEY"),
+        ({"LIVEKIT_URL": "ws://127.0.0.1:1", "LIVEKIT_API_KEY": "k"}, "LIVEKIT_API_SECRET"),
+        (
+            {"LIVEKIT_URL": "ws://127.0.0.1:1", "LIVEKIT_API_KEY": "k", "LIVEKIT_API_SECRET": "s"},
+            "OPENAI_API_KEY",
+        ),
+    ],
+)
+async def test_start_names_the_missing_variable(env: dict[str, str], missing: str) -> None:
+    code, err = await run_worker("start", env=env)
+    assert code == 2
+    assert f"configuration error: {missing}" in err
+    assert "Traceback" not in err
+
+
+def test_livekit_and_provider_checks_are_pure() -> None:
+    with pytest.raises(ConfigError, match="LIVEKIT_API_SECRET"):
+        require_livekit({"LIVEKIT_URL": "u", "LIVEKIT_API_KEY": "k"})
+    config = load_worker_config({"OPENAI_API_KEY": "k", "CALL_RECALL_BUDGET_SECONDS": "0.2"})
+    assert config.recall_budget_seconds == 0.2
+    assert config.save_timeout_seconds > config.memory.timeout_seconds
+    with pytest.raises(ConfigError, match="CALL_RECALL_BUDGET_SECONDS"):
+        load_worker_config({"OPENAI_API_KEY": "k", "CALL_RECALL_BUDGET_SECONDS": "-1"})
+    with pytest.raises(ConfigError, match="CALL_SAVE_TIMEOUT_SECONDS"):
+        load_worker_config({"OPENAI_API_KEY": "k", "CALL_SAVE_TIMEOUT_SECONDS": "5"})
+
+
+def test_worker_serves_one_catalog_agent() -> None:
+    catalog = default_catalog()
+    assert served_agent(catalog, {}) == "support"
+    with pytest.raises(ConfigError, match="WORKER_AGENT"):
+        served_agent(catalog, {"WORKER_AGENT": "nobody"})
+    assert migrations_enabled({}) and not migrations_enabled({"MEMORY_MIGRATE_ON_START": "0"})
+    with pytest.raises(ConfigError, match="MEMORY_MIGRATE_ON_START"):
+        migrations_enabled({"MEMORY_MIGRATE_ON_START": "maybe"})
