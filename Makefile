@@ -4,7 +4,15 @@ BIN := $(VENV)/bin
 
 .PHONY: setup run test lint bench
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed node_modules/.installed
+
+# the test-call page's browser library (livekit-client), pinned in package.json / package-lock.json
+node_modules/.installed: package.json package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --no-audit --no-fund --loglevel=error && touch $@; \
+	else \
+		echo "npm not found: the test-call page will say how to install livekit-client"; \
+	fi
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -13,7 +21,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: setup
-	$(BIN)/python -m memory migrate
+	$(BIN)/python -m worker.web
 
 test: setup
 	$(BIN)/pytest -q

@@ -1,8 +1,10 @@
 """Which memory user a call belongs to, decided once when the call opens.
 
-The agent's fixed identity key names the field. `phoneNumber` comes only from telephony: the
-accepted SIP participant's number, or on a call we dialed, the number we dialed (server-owned
-job metadata). Every other key (`email`, `customerId`, any custom literal such as
+The agent's fixed identity key names the field. On a phone call `phoneNumber` comes only from
+telephony: the accepted SIP participant's number, or on a call we dialed, the number we dialed
+(server-owned job metadata). In a browser test room it comes only from the explicit
+`phoneNumber` test identity the API validated into the dispatch metadata (never from a
+phone-shaped `customerId`). Every other key (`email`, `customerId`, any custom literal such as
 `contact.email`) comes only from identities the integration put in the server-owned dispatch
 metadata, looked up by its literal name. What a browser participant sets on itself is never
 read. Without an identity the call runs without memory and the result names why.
@@ -121,6 +123,9 @@ def _phone_number(caller: Caller | None, metadata: JobMetadata) -> Identity:
     dialed = usable_number(metadata.dialed_number)
     if dialing and dialed is not None:
         return Identity(user_id=dialed, source="dialed")
+    if caller is not None and not caller.is_sip:
+        # a browser test room: only the explicit test identity the API validated and stored
+        return _from_metadata(PHONE_NUMBER_KEY, metadata)
     if caller is not None and caller.withheld:
         return Identity(user_id=None, reason=NoIdentity.CALLER_WITHHELD)
     if metadata.problem is not None:
@@ -132,6 +137,6 @@ def _from_metadata(key: str, metadata: JobMetadata) -> Identity:
     if metadata.problem is not None:
         return Identity(user_id=None, reason=NoIdentity.METADATA_INVALID)
     value = metadata.identities.get(key)
-    if value is None or not value.strip():
+    if not value:  # values are opaque: whitespace-only is a value, as the API accepted it
         return Identity(user_id=None, reason=NoIdentity.IDENTITY_MISSING)
     return Identity(user_id=value, source="metadata")

@@ -19,7 +19,7 @@ from lifecycle.identity import parse_job_metadata, resolve_identity
 from lifecycle.plan import MemoryPlan, plan_memory
 from lifecycle.snapshot import take_snapshot
 from memory.config import ConfigError
-from sip.caller import participant_facts, read_caller
+from worker.line import connect_caller
 from worker.runtime import open_runtime
 from worker.session import ROOM_OPTIONS, build_session
 from worker.startup import prepare_main_process, served_agent
@@ -36,7 +36,9 @@ async def entrypoint(ctx: JobContext) -> None:
     settings = await take_snapshot(runtime.pool, spec.name, spec.memory)
     metadata = parse_job_metadata(ctx.job.metadata)
     await ctx.connect()
-    caller = read_caller(participant_facts(await ctx.wait_for_participant()))
+    if (caller := await connect_caller(ctx)) is None:
+        await runtime.aclose()  # an outbound dial failed: nothing was heard, nothing is saved
+        return
     key = settings.binding.identity_key if settings and settings.binding else None
     plan = plan_memory(spec.name, settings, resolve_identity(key, caller, metadata))
     report_plan(plan)

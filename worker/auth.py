@@ -16,8 +16,17 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, ValidationError
 
-Scope = Literal["config:read", "config:write", "memory:read", "memory:delete"]
-SCOPES: tuple[Scope, ...] = ("config:read", "config:write", "memory:read", "memory:delete")
+Scope = Literal[
+    "config:read", "config:write", "memory:read", "memory:delete", "voice:rooms", "voice:calls"
+]
+SCOPES: tuple[Scope, ...] = (
+    "config:read",
+    "config:write",
+    "memory:read",
+    "memory:delete",
+    "voice:rooms",
+    "voice:calls",
+)
 # a scope that also grants others: whoever may change configuration may read it
 _IMPLIED: dict[Scope, frozenset[Scope]] = {"config:write": frozenset({"config:read"})}
 MIN_SECRET_CHARS = 24

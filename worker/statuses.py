@@ -30,6 +30,11 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "method_not_allowed": 405,
         "bad_request": 400,
         "payload_too_large": 413,
+        # voice calls
+        "invalid_identities": 400,
+        "invalid_destination": 400,
+        "livekit_failed": 502,
+        "voice_not_configured": 503,
         INTERNAL_ERROR: 500,
     }
 )

@@ -1,4 +1,4 @@
-"""The `web` process: the HTTP API for memory settings, extraction guidance and customer memory.
+"""The `web` process: the HTTP API for memory settings and guidance, customer memory, voice calls.
 
 `create_app` composes the routes over a pool, the agent catalog and the API keys, so tests build
 the same app over their own database. `main` reads the environment, applies migrations, offers
@@ -24,15 +24,20 @@ from memory.logs import configure_logging
 from memory.migrate import migrate
 from memory.settings_store import offer_code_bindings
 from memory.store import MemoryStore
+from sip.dialing import InvalidDestination
 from worker import (
     routes_activity,
     routes_customers,
     routes_extraction,
     routes_health,
+    routes_page,
     routes_settings,
+    routes_voice,
 )
 from worker.auth import ENV_VAR, ApiKey, AuthFailure, parse_api_keys, scopes_of
 from worker.catalog import Catalog, UnknownAgent, default_catalog
+from worker.dispatcher import Dispatcher, LiveKitFailed, VoiceNotConfigured
+from worker.identities import InvalidIdentities
 from worker.routes_context import (
     API_KEYS,
     CATALOG,
@@ -44,7 +49,9 @@ from worker.routes_context import (
     guarded,
     respond,
 )
+from worker.startup import migrations_enabled
 from worker.statuses import INTERNAL_ERROR, code_for_status, status_for
+from worker.voice_settings import VoiceSettings, load_voice_settings
 
 log = structlog.get_logger(__name__)
 
@@ -54,11 +61,23 @@ ROUTES: tuple[Route, ...] = (
     *routes_customers.ROUTES,
     *routes_extraction.ROUTES,
     *routes_activity.ROUTES,
+    *routes_voice.ROUTES,
 )
+# static files of the test-call page: no data and no key, so kept apart from the API table
+PAGES: tuple[Route, ...] = routes_page.ROUTES
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
 
-_CODED = (MemoryFailure, EnvelopeError, UnknownAgent, AuthFailure)
+_CODED = (
+    MemoryFailure,
+    EnvelopeError,
+    UnknownAgent,
+    AuthFailure,
+    InvalidIdentities,
+    InvalidDestination,
+    LiveKitFailed,
+    VoiceNotConfigured,
+)
 
 
 def problem(code: str, message: str, field: str | None = None) -> web.Response:
@@ -99,32 +118,49 @@ def create_app(
     catalog: Catalog,
     api_keys: Sequence[ApiKey],
     memory_config: MemoryConfig,
+    voice: VoiceSettings | None = None,
 ) -> web.Application:
-    """The API over an open pool (which the caller owns) and a catalog."""
+    """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit."""
     app = web.Application(middlewares=[error_middleware])
     app[POOL] = pool
     app[CATALOG] = catalog
     app[API_KEYS] = tuple(api_keys)
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
+    app[routes_voice.DISPATCHER] = None if voice is None else Dispatcher(voice)
+    app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
     for route in ROUTES:
         app.router.add_route(route.method, route.path, guarded(route))
+    for page in PAGES:
+        app.router.add_route(page.method, page.path, page.handler)
     app.on_startup.append(_offer_identity_keys)
     return app
 
 
-async def _serve(url: str, catalog: Catalog, api_keys: Sequence[ApiKey]) -> web.Application:
+async def _serve(
+    url: str, catalog: Catalog, api_keys: Sequence[ApiKey], voice: VoiceSettings | None
+) -> web.Application:
     pool = await create_pool(url)
-    async with pool.acquire() as conn:
-        await migrate(conn)
+    if migrations_enabled():
+        async with pool.acquire() as conn:
+            await migrate(conn)
     app = create_app(
-        pool=pool, catalog=catalog, api_keys=api_keys, memory_config=MemoryConfig.from_env()
+        pool=pool,
+        catalog=catalog,
+        api_keys=api_keys,
+        memory_config=MemoryConfig.from_env(),
+        voice=voice,
     )
 
     async def close_pool(_: web.Application) -> None:
         await pool.close()
 
     app.on_cleanup.append(close_pool)
-    log.info("web.configured", agents=len(catalog), api_keys=scopes_of(api_keys))
+    log.info(
+        "web.configured",
+        agents=len(catalog),
+        api_keys=scopes_of(api_keys),
+        voice_routes=voice is not None,
+    )
     return app
 
 
@@ -135,11 +171,12 @@ def main() -> int:
         api_keys = parse_api_keys(os.environ.get(ENV_VAR))
         port = int(os.environ.get("PORT", DEFAULT_PORT))
         MemoryConfig.from_env()  # fail on a bad memory configuration before serving
+        voice = load_voice_settings()
     except ValueError as exc:  # every configuration error is a ValueError with a clear message
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
     host = os.environ.get("WEB_HOST", DEFAULT_HOST)
-    web.run_app(_serve(database_url(), catalog, api_keys), host=host, port=port, print=None)
+    web.run_app(_serve(database_url(), catalog, api_keys, voice), host=host, port=port, print=None)
     return 0
 
 

@@ -1,0 +1,190 @@
+"""Outbound calls: which number a job must dial, and dialing it through LiveKit's SIP service.
+
+The web process never dials. It dispatches the agent with job metadata that names the number
+and the outbound trunk (`worker.identities.outbound_metadata`); the job reads that back with
+`outbound_plan` and calls `dial` before it greets anyone. `dial` waits until the callee answers
+and never raises for the ways a call can fail to connect (busy, no answer, rejected, a LiveKit
+API error, an unreachable server): it returns a `DialResult` and logs one event with the SIP
+status code and reason. The number is never logged; it is the callee's memory identity.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from enum import StrEnum
+from typing import Final
+
+import aiohttp
+import structlog
+from livekit import api
+
+log = structlog.get_logger(__name__)
+
+CALLEE_IDENTITY: Final = "callee"
+"""The LiveKit identity of the dialed participant: fixed, so it never carries the number."""
+DEFAULT_RINGING_TIMEOUT = timedelta(seconds=30)
+_DESTINATION = re.compile(r"\+?[0-9]{3,20}")
+_TRUNK_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+class DialOutcome(StrEnum):
+    ANSWERED = "answered"
+    BUSY = "busy"
+    NO_ANSWER = "no_answer"
+    REJECTED = "rejected"
+    FAILED = "failed"
+    """LiveKit or the trunk refused the call for another reason (bad trunk, 5xx, auth)."""
+    UNREACHABLE = "unreachable"
+    """LiveKit's API could not be reached or did not answer in time."""
+
+
+_BY_SIP_STATUS: dict[int, DialOutcome] = {
+    486: DialOutcome.BUSY,  # Busy Here
+    600: DialOutcome.BUSY,  # Busy Everywhere
+    408: DialOutcome.NO_ANSWER,  # Request Timeout (ringing ran out)
+    480: DialOutcome.NO_ANSWER,  # Temporarily Unavailable
+    487: DialOutcome.NO_ANSWER,  # Request Terminated (cancelled while ringing)
+    603: DialOutcome.REJECTED,  # Decline
+    607: DialOutcome.REJECTED,  # Unwanted
+    608: DialOutcome.REJECTED,  # Rejected
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DialResult:
+    """How an outbound dial ended; only an answered call goes on to a conversation."""
+
+    outcome: DialOutcome
+    sip_status_code: int | None = None
+    sip_status: str | None = None
+    error_code: str | None = None
+    """LiveKit's API error code (`resource_exhausted`, `not_found`, ...) when it refused."""
+    participant_identity: str | None = None
+
+    @property
+    def answered(self) -> bool:
+        return self.outcome is DialOutcome.ANSWERED
+
+    @property
+    def failed(self) -> bool:
+        return not self.answered
+
+
+@dataclass(frozen=True, slots=True)
+class OutboundPlan:
+    """What a job dispatched for an outbound call must dial."""
+
+    number: str
+    trunk_id: str
+
+
+class InvalidDestination(ValueError):
+    """A destination number or trunk id the web process will not dispatch (400)."""
+
+    code = "invalid_destination"
+
+    def __init__(self, field: str, rule: str) -> None:
+        self.field: str | None = field
+        self.message = f"{field}: {rule}"
+        super().__init__(self.message)
+
+
+def check_destination(number: object) -> str:
+    """A number to dial: digits with an optional leading `+`, no spaces, returned unchanged.
+
+    The dialed number becomes the callee's memory identity, so it must be written the way the
+    SIP service will report it back (`sip.phoneNumber`); spaces or punctuation would split one
+    person into two memories.
+    """
+    if not isinstance(number, str) or not _DESTINATION.fullmatch(number):
+        raise InvalidDestination("phoneNumber", "must be 3-20 digits with an optional leading +")
+    return number
+
+
+def check_trunk_id(trunk_id: object) -> str:
+    if not isinstance(trunk_id, str) or not _TRUNK_ID.fullmatch(trunk_id):
+        raise InvalidDestination("trunkId", "must be a LiveKit outbound trunk id (ST_...)")
+    return trunk_id
+
+
+def outbound_plan(raw_metadata: str | None) -> OutboundPlan | None:
+    """The dial plan in job metadata, or None when this job is not an outbound call."""
+    try:
+        data = json.loads(raw_metadata or "")
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("outbound"), dict):
+        return None
+    number, trunk_id = data.get("dialed_number"), data["outbound"].get("trunk_id")
+    if not isinstance(number, str) or not isinstance(trunk_id, str):
+        return None
+    return OutboundPlan(number=number, trunk_id=trunk_id)
+
+
+def classify(sip_status_code: int | None) -> DialOutcome:
+    """The outcome of a dial that LiveKit refused with this SIP status (None: no SIP answer)."""
+    if sip_status_code is None:
+        return DialOutcome.FAILED
+    return _BY_SIP_STATUS.get(sip_status_code, DialOutcome.FAILED)
+
+
+def dial_request(
+    *, room: str, number: str, trunk_id: str, participant_identity: str, ringing: timedelta
+) -> api.CreateSIPParticipantRequest:
+    """The CreateSIPParticipant request: wait for an answer, keep the number out of the name."""
+    request = api.CreateSIPParticipantRequest(
+        sip_trunk_id=trunk_id,
+        sip_call_to=number,
+        room_name=room,
+        participant_identity=participant_identity,
+        participant_name="Callee",
+        wait_until_answered=True,
+    )
+    request.ringing_timeout.FromTimedelta(ringing)
+    return request
+
+
+async def dial(
+    lk: api.LiveKitAPI,
+    *,
+    room: str,
+    number: str,
+    trunk_id: str,
+    participant_identity: str = CALLEE_IDENTITY,
+    ringing: timedelta = DEFAULT_RINGING_TIMEOUT,
+) -> DialResult:
+    """Dial `number` into `room` and wait until it is answered or fails; never raises for it."""
+    request = dial_request(
+        room=room,
+        number=number,
+        trunk_id=trunk_id,
+        participant_identity=participant_identity,
+        ringing=ringing,
+    )
+    result = await _attempt(lk, request)
+    log.info(
+        "sip.dial_finished",
+        outcome=result.outcome.value,
+        sip_status_code=result.sip_status_code,
+        sip_status=result.sip_status,
+        error_code=result.error_code,
+        room=room,
+        trunk_id=trunk_id,
+    )
+    return result
+
+
+async def _attempt(lk: api.LiveKitAPI, request: api.CreateSIPParticipantRequest) -> DialResult:
+    try:
+        info = await lk.sip.create_sip_participant(request)
+    except api.SipCallError as err:
+        code = err.sip_status_code
+        return DialResult(classify(code), code, err.sip_status, err.code)
+    except api.ServerError as err:
+        return DialResult(DialOutcome.FAILED, error_code=err.code)
+    except (aiohttp.ClientError, TimeoutError):
+        return DialResult(DialOutcome.UNREACHABLE)
+    return DialResult(DialOutcome.ANSWERED, participant_identity=info.participant_identity)
