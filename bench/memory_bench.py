@@ -22,7 +22,7 @@ import asyncpg
 
 from memory.api import open_memory
 from memory.config import MemoryConfig
-from memory.database import start_embedded
+from memory.database import create_pool, start_embedded
 from memory.extraction import handles_for
 from memory.logs import configure_logging
 from memory.migrate import migrate
@@ -189,8 +189,7 @@ async def main(quick: bool) -> None:
     n, people, total = (300, 200, 100_000) if quick else (2_000, 1_000, 1_000_000)
     server = ModelServer()
     await server.start()
-    pool = await asyncpg.create_pool(await fresh_database(admin_url), min_size=8, max_size=8)
-    assert pool is not None
+    pool = await create_pool(await fresh_database(admin_url), min_size=8, max_size=8)
     try:
         print(HEADER)
         for line in await bench_latency(pool, server, n):

@@ -15,13 +15,11 @@ import statistics
 import tempfile
 from pathlib import Path
 
-import asyncpg
-
 from bench.memory_bench import fresh_database, seed_person
 from lifecycle.plan import MemoryPlan
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.database import start_embedded
+from memory.database import create_pool, start_embedded
 from memory.logs import configure_logging
 from memory.store import MemoryStore
 from tests.lifecycle.harness import AGENT, CALLER, snapshot_plan, voice_call
@@ -43,8 +41,7 @@ async def main(quick: bool) -> None:
     admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
         Path(tempfile.mkdtemp(prefix="voice-bench-")) / "pgdata", cleanup_mode="delete"
     )
-    pool = await asyncpg.create_pool(await fresh_database(admin_url), min_size=2, max_size=2)
-    assert pool is not None
+    pool = await create_pool(await fresh_database(admin_url), min_size=2, max_size=2)
     memory = open_memory(MemoryStore(pool), MemoryConfig(api_key="bench"))
     await seed_person(pool, AGENT, CALLER, facts=50, calls=100)
     plans = {

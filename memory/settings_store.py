@@ -7,8 +7,7 @@ module only runs SQL and turns database errors into memory failures, once.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,7 +16,8 @@ import asyncpg
 import structlog
 
 from memory.database import Executor
-from memory.errors import Conflict, MemoryFailure, PersistFailed, SchemaMissing, Unavailable
+from memory.db_errors import translated
+from memory.errors import Conflict, PersistFailed, Unavailable
 from memory.settings import (
     Binding,
     BindingOutcome,
@@ -37,12 +37,6 @@ log = structlog.get_logger(__name__)
 
 Queryable = asyncpg.Pool | Executor
 _S = "stackbone_platform"
-_DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
-_MISSING = (
-    asyncpg.UndefinedTableError,
-    asyncpg.InvalidSchemaNameError,
-    asyncpg.UndefinedColumnError,
-)
 CODE_ACTOR = "code"
 
 _STORED = f"""select o.read, o.save, o.instructions, b.identity_key, b.source, b.fixed_at
@@ -82,18 +76,6 @@ class ActivityEntry:
     fields: tuple[str, ...]
 
 
-@contextlib.asynccontextmanager
-async def _translated(failure: type[MemoryFailure], what: str) -> AsyncIterator[None]:
-    try:
-        yield
-    except MemoryFailure:
-        raise
-    except _MISSING:
-        raise SchemaMissing("the memory settings migration has not been applied") from None
-    except _DB_ERRORS as exc:
-        raise failure(f"{what} failed: {type(exc).__name__}") from exc
-
-
 def _stored(row: asyncpg.Record) -> StoredSettings:
     overrides = Overrides(read=row["read"], save=row["save"], instructions=row["instructions"])
     binding = None
@@ -104,7 +86,7 @@ def _stored(row: asyncpg.Record) -> StoredSettings:
 
 async def load_settings(db: Queryable, agent_id: str) -> StoredSettings:
     """An agent's overrides and binding, in one query."""
-    async with _translated(Unavailable, "settings read"):
+    async with translated(Unavailable, "settings read"):
         row = await db.fetchrow(_STORED, agent_id)
     assert row is not None
     return _stored(row)
@@ -151,7 +133,7 @@ async def save_settings(
     """Apply a validated PUT in one transaction; a conflicting identity key changes nothing."""
     set_fields = update.overrides.present()
     async with (
-        _translated(PersistFailed, "settings write"),
+        translated(PersistFailed, "settings write"),
         pool.acquire() as conn,
         conn.transaction(),
     ):
@@ -191,7 +173,7 @@ async def reset_settings(
     )
     clears = ", ".join(f"{name} = null" for name in fields)  # names come from a closed Literal
     async with (
-        _translated(PersistFailed, "settings reset"),
+        translated(PersistFailed, "settings reset"),
         pool.acquire() as conn,
         conn.transaction(),
     ):
@@ -221,7 +203,7 @@ async def offer_code_bindings(
     outcomes: dict[str, BindingOutcome] = {}
     for agent_id, key in declared.items():
         async with (
-            _translated(PersistFailed, "identity binding"),
+            translated(PersistFailed, "identity binding"),
             pool.acquire() as conn,
             conn.transaction(),
         ):
@@ -259,7 +241,7 @@ def _extraction(row: asyncpg.Record | None) -> ExtractionSettings:
 
 
 async def load_extraction(db: Queryable) -> ExtractionSettings:
-    async with _translated(Unavailable, "extraction settings read"):
+    async with translated(Unavailable, "extraction settings read"):
         return _extraction(await db.fetchrow(_EXTRACTION))
 
 
@@ -273,7 +255,7 @@ async def _write_extraction(
     fields: tuple[str, ...],
 ) -> ExtractionSettings:
     async with (
-        _translated(PersistFailed, "extraction settings write"),
+        translated(PersistFailed, "extraction settings write"),
         pool.acquire() as conn,
         conn.transaction(),
     ):
@@ -296,7 +278,7 @@ async def save_guidance_draft(pool: asyncpg.Pool, text: str, actor: str) -> Extr
 async def publish_guidance(pool: asyncpg.Pool, actor: str) -> ExtractionSettings:
     """Publish the current draft; blank or missing text publishes the built-in guidance."""
     async with (
-        _translated(PersistFailed, "guidance publish"),
+        translated(PersistFailed, "guidance publish"),
         pool.acquire() as conn,
         conn.transaction(),
     ):
@@ -348,7 +330,7 @@ async def list_activity(
     db: Queryable, agent_id: str | None, limit: int
 ) -> tuple[ActivityEntry, ...]:
     """Newest first; `agent_id` None lists every entry, shared extraction changes included."""
-    async with _translated(Unavailable, "activity read"):
+    async with translated(Unavailable, "activity read"):
         rows = await db.fetch(
             f"""select id, at, actor, agent_id, action, fields
             from {_S}.memory_settings_activity

@@ -6,18 +6,17 @@ Database exceptions become typed memory failures here, once: a missing schema is
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
 
 from memory.database import Executor
+from memory.db_errors import translated
 from memory.errors import (
     CapabilityUnavailable,
     Conflict,
-    MemoryFailure,
     PersistFailed,
     SchemaMissing,
     Unavailable,
@@ -27,8 +26,6 @@ from memory.operations import Plan
 
 CAPABILITY = "memory.basic"
 _S = "stackbone_platform"
-_DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
-_MISSING = (asyncpg.UndefinedTableError, asyncpg.InvalidSchemaNameError)
 
 _FACTS = f"""array(select row(id, content, created_at, updated_at) from {_S}.memory_facts
     where agent_id = $1 and user_id = $2 order by seq)"""
@@ -76,18 +73,6 @@ def _call(row: Sequence[Any]) -> CallRecord:
     )
 
 
-@contextlib.asynccontextmanager
-async def _translated(failure: type[MemoryFailure], what: str) -> AsyncIterator[None]:
-    try:
-        yield
-    except MemoryFailure:
-        raise
-    except _MISSING:
-        raise SchemaMissing("the memory schema migration has not been applied") from None
-    except _DB_ERRORS as exc:
-        raise failure(f"{what} failed: {type(exc).__name__}") from exc
-
-
 class MemoryStore:
     """Facts, call records and revisions of (agent, user) pairs in one Postgres pool."""
 
@@ -99,7 +84,7 @@ class MemoryStore:
         """Check once per process that the schema is applied and advertises memory.basic."""
         if self._capable:
             return
-        async with _translated(Unavailable, "capability check"):
+        async with translated(Unavailable, "capability check"):
             row = await self._pool.fetchrow(_CAPABILITY, CAPABILITY)
         assert row is not None
         if not row["schema_ok"]:
@@ -109,13 +94,13 @@ class MemoryStore:
         self._capable = True
 
     async def recall(self, agent_id: str, user_id: str, calls: int) -> Recall:
-        async with _translated(Unavailable, "recall"):
+        async with translated(Unavailable, "recall"):
             row = await self._pool.fetchrow(_RECALL, agent_id, user_id, calls)
         assert row is not None
         return Recall(tuple(map(_fact, row["facts"])), tuple(map(_call, row["calls"])))
 
     async def snapshot(self, agent_id: str, user_id: str) -> Snapshot:
-        async with _translated(Unavailable, "memory read"):
+        async with translated(Unavailable, "memory read"):
             row = await self._pool.fetchrow(_SNAPSHOT, agent_id, user_id)
         assert row is not None
         return Snapshot(
@@ -131,7 +116,7 @@ class MemoryStore:
     ) -> AddOutcome:
         """Apply a validated plan and one call record if the revision is still `revision`."""
         async with (
-            _translated(PersistFailed, "memory write"),
+            translated(PersistFailed, "memory write"),
             self._pool.acquire() as conn,
             conn.transaction(),
         ):
@@ -163,7 +148,7 @@ class MemoryStore:
     async def delete_all(self, agent_id: str, user_id: str) -> int:
         """Erase one pair's facts and call records; bump (never drop) its revision."""
         async with (
-            _translated(Unavailable, "erasure"),
+            translated(Unavailable, "erasure"),
             self._pool.acquire() as conn,
             conn.transaction(),
         ):

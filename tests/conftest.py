@@ -15,7 +15,7 @@ import pytest
 
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.database import start_embedded
+from memory.database import create_pool, start_embedded
 from memory.logs import configure_logging
 from memory.migrate import migrate
 from memory.store import MemoryStore
@@ -99,8 +99,7 @@ async def empty_database_url(pg_admin_url: str) -> AsyncIterator[str]:
 
 @pytest.fixture
 async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    p = await asyncpg.create_pool(database_url, min_size=1, max_size=10)
-    assert p is not None
+    p = await create_pool(database_url, min_size=1, max_size=10)  # the service's own pool
     yield p
     await p.close()
 
