@@ -27,9 +27,9 @@ from memory.operations import Plan
 CAPABILITY = "memory.basic"
 _S = "stackbone_platform"
 
-_FACTS = f"""array(select row(id, content, created_at, updated_at) from {_S}.memory_facts
+_FACTS = f"""array(select row(id::text, content, created_at, updated_at) from {_S}.memory_facts
     where agent_id = $1 and user_id = $2 order by seq)"""
-_CALL_COLUMNS = "id, started_at, duration_seconds, outcome, run_id, summary, created_at"
+_CALL_COLUMNS = "id::text, started_at, duration_seconds, outcome, run_id, summary, created_at"
 
 _RECALL = f"""select {_FACTS} as facts,
     array(select row({_CALL_COLUMNS}) from {_S}.memory_calls
@@ -58,19 +58,12 @@ class Snapshot:
 
 
 def _fact(row: Sequence[Any]) -> Fact:
-    return Fact(id=str(row[0]), content=row[1], created_at=row[2], updated_at=row[3])
+    # ids arrive as text and columns in field order: positional construction keeps recall cheap
+    return Fact(*row)
 
 
 def _call(row: Sequence[Any]) -> CallRecord:
-    return CallRecord(
-        id=str(row[0]),
-        started_at=row[1],
-        duration_seconds=row[2],
-        outcome=row[3],
-        run_id=row[4],
-        summary=row[5],
-        created_at=row[6],
-    )
+    return CallRecord(*row)
 
 
 class MemoryStore:
