@@ -29,7 +29,7 @@ this order (the first failure names the verdict):
 
 Anything failing contributes nothing. Turns not flagged interrupted played in full.
 
-Observed with the real AgentSession and the fakes in `tests/voice/fakes.py` (reproduced by
+Observed with the real AgentSession and the fakes in `tests/voice/fake_*.py` (reproduced by
 `tests/voice/test_transcript_session.py`), cutting a 165-character reply (2.5 s of audio) after
 about 0.5 s: barge-in with a synchronizer committed "Once upon" and the playback event carried
 the same text; word timestamps committed "Once upon a time there was a "; without a

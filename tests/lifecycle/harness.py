@@ -29,7 +29,8 @@ from memory.settings import CodeDefaults
 from memory.settings_store import offer_code_bindings
 from sip.caller import Caller
 from tests.model_server import ModelServer
-from tests.voice.fakes import FakeCallIO, FakeLLM, FakeSTT, fake_session, wait_until, wire
+from tests.voice.fake_devices import FakeCallIO, fake_session, wait_until, wire
+from tests.voice.fake_models import FakeLLM, FakeSTT
 
 AGENT = "support"
 CALLER = "+34 600 111 222"

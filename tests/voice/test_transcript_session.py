@@ -10,18 +10,14 @@ from dataclasses import dataclass
 import structlog.testing
 from livekit.agents import Agent, AgentSession, llm
 
-from tests.voice.fakes import (
+from tests.voice.fake_devices import FakeCallIO, fake_session, wait_for_state, wait_until, wire
+from tests.voice.fake_models import (
     SECONDS_PER_CHAR,
     FakeAlignedTTS,
-    FakeCallIO,
     FakeLLM,
     FakeSTT,
     FakeTTS,
-    fake_session,
     prerecorded,
-    wait_for_state,
-    wait_until,
-    wire,
 )
 from transcript.models import Message
 from transcript.recorder import TranscriptRecorder, attach
