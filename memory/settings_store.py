@@ -1,4 +1,4 @@
-"""Postgres access for memory settings: overrides, identity bindings, guidance, activity.
+"""Postgres access for per-agent memory settings: overrides and identity bindings.
 
 The voice worker reads an agent's settings at every room open, so `load_call_settings` answers
 with one query. Decisions (resolution, validation, binding) live in `memory.settings`; this
@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
 import asyncpg
 import structlog
 
+from memory.activity import record_activity
 from memory.database import Executor
 from memory.db_errors import translated
 from memory.errors import Conflict, PersistFailed, Unavailable
@@ -24,13 +23,11 @@ from memory.settings import (
     BindingSource,
     CallSettings,
     CodeDefaults,
-    ModelSelectionUpdate,
     Overrides,
     SettingField,
     SettingsUpdate,
     call_settings,
     decide_binding,
-    published_guidance,
 )
 
 log = structlog.get_logger(__name__)
@@ -53,29 +50,6 @@ class StoredSettings:
     binding: Binding | None
 
 
-@dataclass(frozen=True, slots=True)
-class ExtractionSettings:
-    """The shared extraction row: stored model selection and guidance draft/published."""
-
-    model: str | None
-    reasoning_effort: str | None
-    guidance_draft: str | None
-    guidance_published: str | None
-    draft_saved_at: datetime | None
-    published_at: datetime | None
-    updated_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class ActivityEntry:
-    id: int
-    at: datetime
-    actor: str
-    agent_id: str | None
-    action: str
-    fields: tuple[str, ...]
-
-
 def _stored(row: asyncpg.Record) -> StoredSettings:
     overrides = Overrides(read=row["read"], save=row["save"], instructions=row["instructions"])
     binding = None
@@ -96,19 +70,6 @@ async def load_call_settings(db: Queryable, agent_id: str, code: CodeDefaults) -
     """Effective read/save/instructions and the identity binding, in one round trip."""
     stored = await load_settings(db, agent_id)
     return call_settings(stored.overrides, code, stored.binding)
-
-
-async def _record(
-    conn: Executor, actor: str, agent_id: str | None, action: str, fields: tuple[str, ...]
-) -> None:
-    await conn.execute(
-        f"insert into {_S}.memory_settings_activity (actor, agent_id, action, fields)"
-        " values ($1, $2, $3, $4)",
-        actor,
-        agent_id,
-        action,
-        list(fields),
-    )
 
 
 async def _bind(conn: Executor, agent_id: str, key: str, source: BindingSource) -> BindingOutcome:
@@ -158,7 +119,7 @@ async def save_settings(
                 update.overrides.instructions,
             )
         if update.field_names():
-            await _record(conn, actor, agent_id, "save", update.field_names())
+            await record_activity(conn, actor, agent_id, "save", update.field_names())
         row = await conn.fetchrow(_STORED, agent_id)
     assert row is not None
     return _stored(row)
@@ -187,7 +148,7 @@ async def reset_settings(
             " and read is null and save is null and instructions is null",
             agent_id,
         )
-        await _record(conn, actor, agent_id, "reset", fields)
+        await record_activity(conn, actor, agent_id, "reset", fields)
         row = await conn.fetchrow(_STORED, agent_id)
     assert row is not None
     return _stored(row)
@@ -209,136 +170,10 @@ async def offer_code_bindings(
         ):
             outcome = await _bind(conn, agent_id, key, "code")
             if outcome == "bound":
-                await _record(conn, CODE_ACTOR, agent_id, "bind", ("identityKey",))
+                await record_activity(conn, CODE_ACTOR, agent_id, "bind", ("identityKey",))
         outcomes[agent_id] = outcome
         if outcome == "conflict":
             log.error("memory.identity_binding_conflict", agent_id=agent_id, source="code")
         elif outcome == "bound":
             log.info("memory.identity_bound", agent_id=agent_id, source="code")
     return outcomes
-
-
-_EXTRACTION = f"""select model, reasoning_effort, guidance_draft, guidance_published,
-    guidance_draft_saved_at, guidance_published_at, updated_at
-  from {_S}.memory_extraction_settings"""
-
-_UPSERT_ROW = f"""insert into {_S}.memory_extraction_settings (singleton) values (true)
-  on conflict (singleton) do nothing"""
-
-
-def _extraction(row: asyncpg.Record | None) -> ExtractionSettings:
-    if row is None:
-        return ExtractionSettings(None, None, None, None, None, None, None)
-    return ExtractionSettings(
-        model=row["model"],
-        reasoning_effort=row["reasoning_effort"],
-        guidance_draft=row["guidance_draft"],
-        guidance_published=row["guidance_published"],
-        draft_saved_at=row["guidance_draft_saved_at"],
-        published_at=row["guidance_published_at"],
-        updated_at=row["updated_at"],
-    )
-
-
-async def load_extraction(db: Queryable) -> ExtractionSettings:
-    async with translated(Unavailable, "extraction settings read"):
-        return _extraction(await db.fetchrow(_EXTRACTION))
-
-
-async def _write_extraction(
-    pool: asyncpg.Pool,
-    sql: str,
-    args: tuple[Any, ...],
-    *,
-    actor: str,
-    action: str,
-    fields: tuple[str, ...],
-) -> ExtractionSettings:
-    async with (
-        translated(PersistFailed, "extraction settings write"),
-        pool.acquire() as conn,
-        conn.transaction(),
-    ):
-        await conn.execute(_UPSERT_ROW)
-        await conn.execute(
-            f"update {_S}.memory_extraction_settings set {sql}, updated_at = now()", *args
-        )
-        await _record(conn, actor, None, action, fields)
-        return _extraction(await conn.fetchrow(_EXTRACTION))
-
-
-async def save_guidance_draft(pool: asyncpg.Pool, text: str, actor: str) -> ExtractionSettings:
-    """Store a draft; it never runs until published."""
-    sql = "guidance_draft = $1, guidance_draft_saved_at = now()"
-    return await _write_extraction(
-        pool, sql, (text,), actor=actor, action="save", fields=("guidanceDraft",)
-    )
-
-
-async def publish_guidance(pool: asyncpg.Pool, actor: str) -> ExtractionSettings:
-    """Publish the current draft; blank or missing text publishes the built-in guidance."""
-    async with (
-        translated(PersistFailed, "guidance publish"),
-        pool.acquire() as conn,
-        conn.transaction(),
-    ):
-        await conn.execute(_UPSERT_ROW)
-        # the draft is read under the row lock so a concurrent draft save cannot slip between
-        draft = await conn.fetchval(
-            f"select guidance_draft from {_S}.memory_extraction_settings for update"
-        )
-        await conn.execute(
-            f"update {_S}.memory_extraction_settings set guidance_published = $1,"
-            " guidance_published_at = now(), updated_at = now()",
-            published_guidance(draft),
-        )
-        await _record(conn, actor, None, "publish", ("guidancePublished",))
-        return _extraction(await conn.fetchrow(_EXTRACTION))
-
-
-async def reset_guidance(pool: asyncpg.Pool, actor: str) -> ExtractionSettings:
-    """Unpublish and drop the draft: the next extraction uses the built-in guidance."""
-    sql = (
-        "guidance_draft = null, guidance_published = null,"
-        " guidance_draft_saved_at = null, guidance_published_at = null"
-    )
-    fields = ("guidanceDraft", "guidancePublished")
-    return await _write_extraction(pool, sql, (), actor=actor, action="reset", fields=fields)
-
-
-async def save_model_selection(
-    pool: asyncpg.Pool, update: ModelSelectionUpdate, actor: str
-) -> ExtractionSettings:
-    """Store the model and/or reasoning effort the extraction reads first (None clears)."""
-    if not update.fields:
-        return await load_extraction(pool)
-    sql = (
-        "model = case when $1 then $2 else model end,"
-        " reasoning_effort = case when $3 then $4 else reasoning_effort end"
-    )
-    args = (
-        "model" in update.fields,
-        update.model,
-        "reasoningEffort" in update.fields,
-        update.reasoning_effort,
-    )
-    fields = tuple(sorted(update.fields))
-    return await _write_extraction(pool, sql, args, actor=actor, action="save", fields=fields)
-
-
-async def list_activity(
-    db: Queryable, agent_id: str | None, limit: int
-) -> tuple[ActivityEntry, ...]:
-    """Newest first; `agent_id` None lists every entry, shared extraction changes included."""
-    async with translated(Unavailable, "activity read"):
-        rows = await db.fetch(
-            f"""select id, at, actor, agent_id, action, fields
-            from {_S}.memory_settings_activity
-            where $1::text is null or agent_id = $1 order by id desc limit $2""",
-            agent_id,
-            limit,
-        )
-    return tuple(
-        ActivityEntry(r["id"], r["at"], r["actor"], r["agent_id"], r["action"], tuple(r["fields"]))
-        for r in rows
-    )

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from memory.activity import ActivityEntry, list_activity
 from memory.errors import InvalidRequest
-from memory.settings_store import ActivityEntry, list_activity
 from worker.routes_context import CATALOG, POOL, Route, respond, timestamp
 
 PATH = "/api/memory/activity"

@@ -12,11 +12,11 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from memory import settings_store
+from memory import extraction_settings_store as extraction_store
 from memory.config import DEFAULT_MODEL, DEFAULT_REASONING_EFFORT, REASONING_EFFORTS
+from memory.extraction_settings_store import ExtractionSettings
 from memory.prompts import prompt
 from memory.settings import parse_draft, parse_model_selection
-from memory.settings_store import ExtractionSettings
 from worker.routes_context import POOL, Route, actor, read_json, respond, timestamp
 
 log = structlog.get_logger(__name__)
@@ -42,31 +42,31 @@ def extraction_body(settings: ExtractionSettings) -> dict[str, Any]:
 
 
 async def get_extraction(request: web.Request) -> web.Response:
-    return respond(extraction_body(await settings_store.load_extraction(request.app[POOL])))
+    return respond(extraction_body(await extraction_store.load_extraction(request.app[POOL])))
 
 
 async def put_draft(request: web.Request) -> web.Response:
     text = parse_draft(await read_json(request))
-    saved = await settings_store.save_guidance_draft(request.app[POOL], text, actor(request))
+    saved = await extraction_store.save_guidance_draft(request.app[POOL], text, actor(request))
     log.info("memory.guidance_draft_saved")
     return respond(extraction_body(saved))
 
 
 async def publish(request: web.Request) -> web.Response:
-    published = await settings_store.publish_guidance(request.app[POOL], actor(request))
+    published = await extraction_store.publish_guidance(request.app[POOL], actor(request))
     log.info("memory.guidance_published", built_in=published.guidance_published is None)
     return respond(extraction_body(published))
 
 
 async def reset(request: web.Request) -> web.Response:
-    restored = await settings_store.reset_guidance(request.app[POOL], actor(request))
+    restored = await extraction_store.reset_guidance(request.app[POOL], actor(request))
     log.info("memory.guidance_reset")
     return respond(extraction_body(restored))
 
 
 async def put_model(request: web.Request) -> web.Response:
     update = parse_model_selection(await read_json(request))
-    saved = await settings_store.save_model_selection(request.app[POOL], update, actor(request))
+    saved = await extraction_store.save_model_selection(request.app[POOL], update, actor(request))
     log.info("memory.model_selection_saved", fields=sorted(update.fields))
     return respond(extraction_body(saved))
 

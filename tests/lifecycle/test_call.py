@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from datetime import UTC, datetime
 
 import asyncpg
 import pytest
@@ -60,6 +61,13 @@ async def test_read_save_matrix(
     ]
     calls = (await stored(pool, AGENT, CALLER))["calls"]
     assert [c["summary"] for c in calls] == ["Earlier call.", "Agreed on a callback after five."]
+    record = await pool.fetchrow(
+        "select started_at, duration_seconds, outcome, run_id from stackbone_platform.memory_calls"
+        " where summary = 'Agreed on a callback after five.'"
+    )
+    assert record is not None
+    assert (record["outcome"], record["run_id"]) == ("agent_ended", "job-1")
+    assert record["started_at"] < datetime.now(UTC) and 0 < record["duration_seconds"] < 60
 
 
 CLOSE_PATHS = ["hang_up", "room_disconnected", "worker_drain", "session_error"]
