@@ -6,9 +6,7 @@ Database exceptions become typed memory failures here, once: a missing schema is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import asyncpg
 
@@ -27,19 +25,36 @@ from memory.operations import Plan
 CAPABILITY = "memory.basic"
 _S = "stackbone_platform"
 
-_FACTS = f"""array(select row(id::text, content, created_at, updated_at) from {_S}.memory_facts
-    where agent_id = $1 and user_id = $2 order by seq)"""
+# Recall returns plain rows of built-in types (facts, then the newest calls, told apart by
+# `kind`): asyncpg decodes those without the type introspection that arrays of timestamps or of
+# anonymous records need on each new connection (three extra round trips on every job
+# process's first recall, right before the greeting).
+_RECALL = f"""select kind, id, text, first_at, second_at, duration_seconds, outcome, run_id from (
+    (select 0 as kind, seq as ord, id::text as id, content as text, created_at as first_at,
+            updated_at as second_at, null::float8 as duration_seconds, null::text as outcome,
+            null::text as run_id
+       from {_S}.memory_facts where agent_id = $1 and user_id = $2)
+    union all
+    (select 1, row_number() over (order by started_at desc, seq desc), id::text, summary,
+            started_at, created_at, duration_seconds, outcome, run_id
+       from {_S}.memory_calls where agent_id = $1 and user_id = $2
+       order by started_at desc, seq desc limit $3)
+  ) as memory order by kind, ord"""
+
+# An add's snapshot reads facts, revision and settings in one statement (so the facts and the
+# revision it compares against later are from the same moment); it is off the call path.
+_FACT_ARRAYS = f"""(select array_agg(id::text order by seq) as fact_ids,
+        array_agg(content order by seq) as fact_contents,
+        array_agg(created_at order by seq) as fact_created,
+        array_agg(updated_at order by seq) as fact_updated
+    from {_S}.memory_facts where agent_id = $1 and user_id = $2) as f"""
+_FACT_FIELDS = ("fact_ids", "fact_contents", "fact_created", "fact_updated")
 _CALL_COLUMNS = "id::text, started_at, duration_seconds, outcome, run_id, summary, created_at"
-
-_RECALL = f"""select {_FACTS} as facts,
-    array(select row({_CALL_COLUMNS}) from {_S}.memory_calls
-          where agent_id = $1 and user_id = $2
-          order by started_at desc, seq desc limit $3) as calls"""
-
-_SNAPSHOT = f"""select
+_FACTS = f"select * from {_FACT_ARRAYS}"
+_SNAPSHOT = f"""select f.*,
     (select revision from {_S}.memory_revisions where agent_id = $1 and user_id = $2) as revision,
-    {_FACTS} as facts, s.model, s.reasoning_effort, s.guidance_published
-  from (select 1) as one left join {_S}.memory_extraction_settings s on true"""
+    s.model, s.reasoning_effort, s.guidance_published
+  from {_FACT_ARRAYS} left join {_S}.memory_extraction_settings s on true"""
 
 _CAPABILITY = f"""select to_regclass('{_S}.memory_calls') is not null as schema_ok,
     to_regclass('{_S}.capabilities') is not null
@@ -57,13 +72,18 @@ class Snapshot:
     guidance: str | None
 
 
-def _fact(row: Sequence[Any]) -> Fact:
-    # ids arrive as text and columns in field order: positional construction keeps recall cheap
-    return Fact(*row)
+def _facts(row: asyncpg.Record) -> tuple[Fact, ...]:
+    """Facts back from the snapshot's parallel arrays (an empty aggregate is NULL)."""
+    columns = (row[name] or () for name in _FACT_FIELDS)
+    return tuple(Fact(*values) for values in zip(*columns, strict=True))
 
 
-def _call(row: Sequence[Any]) -> CallRecord:
-    return CallRecord(*row)
+def _recall(rows: list[asyncpg.Record]) -> Recall:
+    # columns: kind, id, text (content | summary), first_at (created | started), second_at
+    # (updated | created), duration, outcome, run id; positional construction keeps recall cheap
+    facts = tuple(Fact(r[1], r[2], r[3], r[4]) for r in rows if r[0] == 0)
+    calls = tuple(CallRecord(r[1], r[3], r[5], r[6], r[7], r[2], r[4]) for r in rows if r[0] == 1)
+    return Recall(facts, calls)
 
 
 class MemoryStore:
@@ -88,9 +108,8 @@ class MemoryStore:
 
     async def recall(self, agent_id: str, user_id: str, calls: int) -> Recall:
         async with translated(Unavailable, "recall"):
-            row = await self._pool.fetchrow(_RECALL, agent_id, user_id, calls)
-        assert row is not None
-        return Recall(tuple(map(_fact, row["facts"])), tuple(map(_call, row["calls"])))
+            rows = await self._pool.fetch(_RECALL, agent_id, user_id, calls)
+        return _recall(rows)
 
     async def snapshot(self, agent_id: str, user_id: str) -> Snapshot:
         async with translated(Unavailable, "memory read"):
@@ -98,7 +117,7 @@ class MemoryStore:
         assert row is not None
         return Snapshot(
             revision=row["revision"] or 0,
-            facts=tuple(map(_fact, row["facts"])),
+            facts=_facts(row),
             model=row["model"],
             reasoning_effort=row["reasoning_effort"],
             guidance=row["guidance_published"],
@@ -128,7 +147,7 @@ class MemoryStore:
                 call.run_id,
                 plan.summary,
             )
-            facts = await conn.fetchval(f"select {_FACTS}", agent_id, user_id)
+            facts = await conn.fetchrow(_FACTS, agent_id, user_id)
             await conn.execute(
                 f"update {_S}.memory_revisions set revision = revision + 1"
                 " where agent_id = $1 and user_id = $2",
@@ -136,7 +155,8 @@ class MemoryStore:
                 user_id,
             )
         assert record is not None
-        return AddOutcome(facts=tuple(map(_fact, facts)), call=_call(tuple(record.values())))
+        assert facts is not None
+        return AddOutcome(facts=_facts(facts), call=CallRecord(*record.values()))
 
     async def delete_all(self, agent_id: str, user_id: str) -> int:
         """Erase one pair's facts and call records; bump (never drop) its revision."""
