@@ -87,6 +87,17 @@ class Memory:
         finally:
             record.emit()
 
+    async def _guidance(self) -> str | None:
+        """Published guidance; if it cannot be read, the built-in guidance runs and that is logged.
+
+        (The stored model selection is read with the snapshot: if that fails, the add fails.)
+        """
+        try:
+            return await self._store.published_guidance()
+        except MemoryFailure as failure:
+            log.warning("memory.guidance_unreadable", error_code=failure.code)
+            return None
+
     async def _add(
         self,
         record: ExtractionRecord,
@@ -105,7 +116,7 @@ class Memory:
         snapshot = await self._store.snapshot(agent, user)
         choice = resolve_choice(self._config, snapshot.model, snapshot.reasoning_effort)
         prompt = build_prompt(
-            snapshot.facts, transcript, instructions=policy, guidance=snapshot.guidance
+            snapshot.facts, transcript, instructions=policy, guidance=await self._guidance()
         )
         record.model = choice.model
         started = time.perf_counter()

@@ -53,7 +53,7 @@ _CALL_COLUMNS = "id::text, started_at, duration_seconds, outcome, run_id, summar
 _FACTS = f"select * from {_FACT_ARRAYS}"
 _SNAPSHOT = f"""select f.*,
     (select revision from {_S}.memory_revisions where agent_id = $1 and user_id = $2) as revision,
-    s.model, s.reasoning_effort, s.guidance_published
+    s.model, s.reasoning_effort
   from {_FACT_ARRAYS} left join {_S}.memory_extraction_settings s on true"""
 
 _CAPABILITY = f"""select to_regclass('{_S}.memory_calls') is not null as schema_ok,
@@ -69,7 +69,6 @@ class Snapshot:
     facts: tuple[Fact, ...]
     model: str | None
     reasoning_effort: str | None
-    guidance: str | None
 
 
 def _facts(row: asyncpg.Record) -> tuple[Fact, ...]:
@@ -120,8 +119,15 @@ class MemoryStore:
             facts=_facts(row),
             model=row["model"],
             reasoning_effort=row["reasoning_effort"],
-            guidance=row["guidance_published"],
         )
+
+    async def published_guidance(self) -> str | None:
+        """The published extraction guidance (None: built-in), read apart from the settings."""
+        async with translated(Unavailable, "guidance read"):
+            text: str | None = await self._pool.fetchval(
+                f"select guidance_published from {_S}.memory_extraction_settings"
+            )
+        return text
 
     async def write(
         self, agent_id: str, user_id: str, revision: int, plan: Plan, call: CallMetadata

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncpg
 import pytest
+import structlog.testing
 
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig, resolve_choice
+from memory.prompts import prompt
 from memory.store import MemoryStore
 from tests.model_server import ModelServer
 
@@ -105,3 +107,34 @@ async def test_published_guidance_replaces_the_built_in_one(
     messages = model_server.requests[0]["messages"]
     assert "Only remember pets." in messages[1]["content"]
     assert "inert data" in messages[0]["content"]  # the protocol is still first and intact
+
+
+async def test_unreadable_guidance_falls_back_to_built_in_and_says_so(
+    pool: asyncpg.Pool, model_server: ModelServer, memory_config: MemoryConfig
+) -> None:
+    """Guidance that cannot be read: the built-in guidance runs and a warning names the code."""
+    await pool.execute(
+        "alter table stackbone_platform.memory_extraction_settings"
+        " rename column guidance_published to guidance_gone"
+    )
+    memory = open_memory(MemoryStore(pool), memory_config)
+    model_server.answer([], "s")
+    with structlog.testing.capture_logs() as logs:
+        result = await memory.add("hi", "support", "u1")
+    assert result.error is None, result.error
+    assert prompt("guidance") in model_server.requests[0]["messages"][1]["content"]
+    warnings = [e for e in logs if e["event"] == "memory.guidance_unreadable"]
+    assert [w["error_code"] for w in warnings] == ["memory_schema_missing"]
+
+
+async def test_unreadable_model_selection_fails_the_add_visibly(
+    pool: asyncpg.Pool, model_server: ModelServer, memory_config: MemoryConfig
+) -> None:
+    """The stored model selection cannot be read: the add fails and nothing is sent."""
+    await pool.execute(
+        "alter table stackbone_platform.memory_extraction_settings rename column model to gone"
+    )
+    memory = open_memory(MemoryStore(pool), memory_config)
+    result = await memory.add("hi", "support", "u1")
+    assert result.error is not None and result.error.code == "memory_schema_missing"
+    assert model_server.requests == []
