@@ -3,12 +3,17 @@
 Only an accepted SIP participant can tell us a phone number: the LiveKit SIP service sets its
 `sip.phoneNumber` attribute to the external party (the caller on an inbound call, the callee on
 an outbound one). That value is kept byte-for-byte. The trunk number, the participant's LiveKit
-identity and anything a browser participant sets on itself never stand in for it. A number that
-is absent, blank or a withheld marker ("anonymous", "restricted", ...) means no number.
+identity and anything a browser participant sets on itself never stand in for it.
+
+A value is a usable number only when its judged part (the user part of a `sip:`/`sips:`/`tel:`
+URI or of `user@host`, else the whole value) is not a withheld marker ("anonymous",
+"restricted", ...) and holds at least three decimal digits. So `sip:anonymous@anonymous.invalid`,
+`+`, `0` and `**` are no number at all. A usable value is kept byte-for-byte, URI and all.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -21,8 +26,23 @@ TRUNK_PHONE_NUMBER_ATTR = "sip.trunkPhoneNumber"
 RULE_ID_ATTR = "sip.ruleID"
 """The dispatch rule that accepted an inbound call; absent on calls we dialed."""
 WITHHELD_MARKERS = frozenset(
-    {"anonymous", "restricted", "unavailable", "unknown", "private", "withheld"}
+    {
+        "anonymous",
+        "restricted",
+        "unavailable",
+        "unknown",
+        "private",
+        "withheld",
+        "blocked",
+        "privatenumber",
+        "nocallerid",
+        "notavailable",
+    }
 )
+"""Compared after case folding and dropping everything but letters ("Private Number" matches)."""
+MIN_DIGITS = 3
+"""Fewer decimal digits than this is not a telephone number ("+", "0", "#1")."""
+_URI_SCHEME = re.compile(r"^(?:sips?|tel):", re.IGNORECASE)
 SIP_KIND = int(rtc.ParticipantKind.PARTICIPANT_KIND_SIP)
 
 
@@ -73,10 +93,29 @@ def read_caller(facts: ParticipantFacts) -> Caller:
 
 
 def usable_number(value: str | None) -> str | None:
-    """The number unchanged, or None when it is absent, blank or a withheld marker."""
+    """The number unchanged, or None when it is absent, withheld or not a number."""
     if value is None:
         return None
-    marker = value.strip().casefold()
-    if not marker or marker in WITHHELD_MARKERS:
+    judged = judged_part(value)
+    if _letters(judged) in WITHHELD_MARKERS:
+        return None
+    if sum(ch.isdecimal() for ch in judged) < MIN_DIGITS:
         return None
     return value
+
+
+def judged_part(value: str) -> str:
+    """The part of a caller value that says who it is: a URI's user part, else the value.
+
+    `"Anon" <sip:anonymous@host;tag=1>` gives `anonymous`; `tel:+1555;ext=2` gives `+1555`.
+    """
+    text = value.strip()
+    if "<" in text and text.endswith(">"):
+        text = text[text.rindex("<") + 1 : -1].strip()
+    text = _URI_SCHEME.sub("", text, count=1)
+    user = text.split("@", 1)[0] if "@" in text else text
+    return user.split(";", 1)[0].strip()
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalpha())
