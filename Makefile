@@ -2,7 +2,7 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint bench
+.PHONY: setup run test lint bench lock
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -14,11 +14,19 @@ node_modules/.installed: package.json package-lock.json
 		echo "npm not found: the test-call page will say how to install livekit-client"; \
 	fi
 
-$(VENV)/.installed: pyproject.toml
+# dependencies come from the lock files (hashes checked); `make lock` regenerates them
+$(VENV)/.installed: pyproject.toml requirements-dev.lock
 	python3 -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet --require-hashes -r requirements-dev.lock
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
+
+LOCK := $(BIN)/uv pip compile pyproject.toml --python-version 3.11 --generate-hashes --quiet
+
+lock: setup
+	$(LOCK) -o requirements.lock
+	$(LOCK) --extra dev -o requirements-dev.lock
 
 run: setup
 	VENV=$(VENV) scripts/run-local

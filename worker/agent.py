@@ -19,14 +19,16 @@ from lifecycle.identity import parse_job_metadata, resolve_identity
 from lifecycle.plan import MemoryPlan, plan_memory
 from lifecycle.snapshot import take_snapshot
 from memory.config import ConfigError
+from worker.catalog import default_catalog
 from worker.line import connect_caller
 from worker.runtime import open_runtime
 from worker.session import ROOM_OPTIONS, build_session
-from worker.startup import prepare_main_process, served_agent
+from worker.startup import needs_preparation, prepare_main_process, served_agent
 
 log = structlog.get_logger(__name__)
 
 SHUTDOWN_PROCESS_TIMEOUT_MARGIN = 15.0
+SAVE_TIMEOUT_FOR_HELP = 40.0  # help and download-files serve no call
 
 
 async def entrypoint(ctx: JobContext) -> None:
@@ -83,6 +85,9 @@ def build_server(agent_name: str, save_timeout_seconds: float) -> AgentServer:
 
 
 def main() -> None:
+    if not needs_preparation(sys.argv[1:]):
+        cli.run_app(build_server(next(iter(default_catalog())).name, SAVE_TIMEOUT_FOR_HELP))
+        return
     try:
         config, agent_name = asyncio.run(prepare_main_process(sys.argv[1:]))
     except ConfigError as exc:

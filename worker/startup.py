@@ -24,6 +24,8 @@ from worker.config import WorkerConfig, load_worker_config, require_livekit
 log = structlog.get_logger(__name__)
 
 NEEDS_LIVEKIT = frozenset({"start", "dev", "connect"})
+NO_PREPARATION = frozenset({"download-files", "--help", "-h"})
+"""Subcommands that serve no call: they run with no configuration and no database."""
 MIGRATE_VAR = "MEMORY_MIGRATE_ON_START"
 AGENT_VAR = "WORKER_AGENT"
 
@@ -49,6 +51,11 @@ async def prepare_database(pool: asyncpg.Pool, catalog: Catalog) -> None:
         async with pool.acquire() as conn:
             await migrate(conn)
     await offer_code_bindings(pool, catalog.identity_keys())
+
+
+def needs_preparation(argv: Sequence[str]) -> bool:
+    """False for help and `download-files` (an image build step): no configuration needed."""
+    return bool(argv) and argv[0] not in NO_PREPARATION
 
 
 async def prepare_main_process(argv: Sequence[str]) -> tuple[WorkerConfig, str]:

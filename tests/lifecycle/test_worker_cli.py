@@ -70,3 +70,10 @@ def test_worker_serves_one_catalog_agent() -> None:
     assert migrations_enabled({}) and not migrations_enabled({"MEMORY_MIGRATE_ON_START": "0"})
     with pytest.raises(ConfigError, match="MEMORY_MIGRATE_ON_START"):
         migrations_enabled({"MEMORY_MIGRATE_ON_START": "maybe"})
+
+
+async def test_help_runs_with_no_configuration_and_no_database() -> None:
+    # an image build runs these before any variable exists; DATABASE_URL points nowhere
+    code, err = await run_worker("--help", env={"DATABASE_URL": "postgresql://127.0.0.1:1/none"})
+    assert code == 0
+    assert "configuration error" not in err and "Traceback" not in err
