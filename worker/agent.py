@@ -32,6 +32,8 @@ SAVE_TIMEOUT_FOR_HELP = 40.0  # help and download-files serve no call
 
 
 async def entrypoint(ctx: JobContext) -> None:
+    # every event of this call (call.*, memory.*) carries the room and job, never a number
+    structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
     runtime = await open_runtime()
     spec = runtime.catalog.get(ctx.job.agent_name or served_agent(runtime.catalog))
     started_at = datetime.now(UTC)

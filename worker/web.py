@@ -34,6 +34,7 @@ from worker import (
     routes_settings,
     routes_voice,
 )
+from worker.access_log import AccessLogger
 from worker.auth import ENV_VAR, ApiKey, AuthFailure, parse_api_keys, scopes_of
 from worker.catalog import Catalog, UnknownAgent, default_catalog
 from worker.dispatcher import Dispatcher, LiveKitFailed, VoiceNotConfigured
@@ -176,7 +177,13 @@ def main() -> int:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
     host = os.environ.get("WEB_HOST", DEFAULT_HOST)
-    web.run_app(_serve(database_url(), catalog, api_keys, voice), host=host, port=port, print=None)
+    web.run_app(
+        _serve(database_url(), catalog, api_keys, voice),
+        host=host,
+        port=port,
+        print=None,
+        access_log_class=AccessLogger,
+    )
     return 0
 
 

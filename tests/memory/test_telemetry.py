@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
 
 from memory.api import Memory
+from memory.logs import LogFormat, record_formatter
 from tests.memory.helpers import add_op, update_op
 from tests.model_server import ModelServer
 
@@ -54,3 +56,20 @@ async def test_a_full_add_logs_no_memory_text(
     assert saved["latency_ms"] >= 0
     failed = vars(events[2])
     assert (failed["outcome"], failed["error_code"]) == ("failed", "memory_invalid_model_output")
+
+
+@pytest.mark.parametrize("fmt", ["console", "json"])
+async def test_rendered_logs_hold_no_memory_text(
+    memory: Memory, model_server: ModelServer, caplog: pytest.LogCaptureFixture, fmt: LogFormat
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    model_server.answer([add_op(SECRETS[2])], SECRETS[4])
+    result = await memory.add(SECRETS[1], "support", SECRETS[0], instructions=SECRETS[5])
+    assert result.error is None
+    formatter = record_formatter(fmt)
+    rendered = [formatter.format(record) for record in caplog.records]
+    assert any("memory.extraction" in line for line in rendered)
+    if fmt == "json":
+        assert all(isinstance(json.loads(line), dict) for line in rendered)
+    for secret in SECRETS:
+        assert all(secret not in line for line in rendered)

@@ -1,0 +1,35 @@
+"""One access line per request: method, route, status, size and duration; no headers.
+
+aiohttp's default access logger formats the request line and attaches every field, request
+headers included, as extras. This one logs the matched route's pattern (never the raw path or
+query string, so nothing a client put in a URL is repeated) under one static event name.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+from aiohttp.abc import AbstractAccessLogger
+
+UNMATCHED = "unmatched"
+
+
+class AccessLogger(AbstractAccessLogger):
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        self.logger.info(
+            "http.access",
+            extra={
+                "method": request.method,
+                "route": route_of(request),
+                "status": response.status,
+                "bytes": response.body_length,
+                "duration_ms": round(time * 1000, 2),
+            },
+        )
+
+
+def route_of(request: web.BaseRequest) -> str:
+    """The pattern of the route that served the request, e.g. `/api/memory/settings/{agentId}`."""
+    match_info = getattr(request, "match_info", None)
+    route = getattr(match_info, "route", None)
+    resource = getattr(route, "resource", None)
+    return resource.canonical if resource is not None else UNMATCHED
