@@ -42,7 +42,9 @@ def shared_save(
     async def save(path: str) -> SaveReport:
         if not plan.save or plan.user_id is None:
             return SaveReport("skipped", plan.reason or "save_off", path)
-        scope = CallScope(plan.agent_id, plan.user_id, plan.instructions, started_at, run_id)
+        scope = CallScope(
+            plan.agent_id, plan.user_id, plan.instructions, started_at, run_id, plan.brief
+        )
         report = await save_heard(
             memory,
             scope,

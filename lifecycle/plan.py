@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lifecycle.identity import Identity
+from memory.brief import NO_BRIEF, Brief
 from memory.settings import CallSettings
 
 
@@ -22,6 +23,7 @@ class MemoryPlan:
     save: bool
     instructions: str | None
     reason: str | None = None
+    brief: Brief = NO_BRIEF
 
     @property
     def active(self) -> bool:
@@ -44,6 +46,7 @@ def plan_memory(agent_id: str, settings: CallSettings | None, identity: Identity
         read=settings.read,
         save=settings.save,
         instructions=settings.instructions,
+        brief=settings.brief,
     )
 
 

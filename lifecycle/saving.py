@@ -8,6 +8,7 @@ from datetime import datetime
 
 from lifecycle.save import SaveReport
 from memory.api import Memory
+from memory.brief import NO_BRIEF, Brief
 from transcript.models import Message
 
 
@@ -20,6 +21,7 @@ class CallScope:
     instructions: str | None
     started_at: datetime
     run_id: str
+    brief: Brief = NO_BRIEF
 
 
 async def save_heard(
@@ -39,7 +41,9 @@ async def save_heard(
         "outcome": outcome,
         "run_id": scope.run_id,
     }
-    result = await memory.add(list(heard), scope.agent_id, scope.user_id, call, scope.instructions)
+    result = await memory.add(
+        list(heard), scope.agent_id, scope.user_id, call, scope.instructions, brief=scope.brief
+    )
     if result.error is not None:
         return SaveReport("failed", result.error.code)
     return SaveReport("saved")

@@ -12,6 +12,7 @@ from typing import TypeVar
 import structlog
 
 from memory import requests
+from memory.brief import parse_brief
 from memory.config import MemoryConfig, resolve_choice
 from memory.envelope import Result
 from memory.errors import MemoryFailure
@@ -68,7 +69,10 @@ class Memory:
         user_id: object,
         call: object = None,
         instructions: object = None,
+        *,
+        brief: object = None,
     ) -> Result[AddOutcome]:
+        """`brief`: a `Brief` or `{"remember": [...], "forget": [...]}` for the extractor."""
         record = ExtractionRecord(agent_id=agent_id if isinstance(agent_id, str) else "")
         try:
             return Result.ok(
@@ -79,6 +83,7 @@ class Memory:
                     user_id=user_id,
                     call=call,
                     instructions=instructions,
+                    brief=brief,
                 )
             )
         except MemoryFailure as failure:
@@ -107,16 +112,22 @@ class Memory:
         user_id: object,
         call: object,
         instructions: object,
+        brief: object,
     ) -> AddOutcome:
         agent, user = requests.agent_id(agent_id), requests.user_id(user_id)
         transcript = requests.transcript(content)
         metadata = requests.call_metadata(call)
         policy = requests.instructions(instructions)
+        compiled_brief = parse_brief(brief)
         await self._store.ensure_capability()
         snapshot = await self._store.snapshot(agent, user)
         choice = resolve_choice(self._config, snapshot.model, snapshot.reasoning_effort)
         prompt = build_prompt(
-            snapshot.facts, transcript, instructions=policy, guidance=await self._guidance()
+            snapshot.facts,
+            transcript,
+            instructions=policy,
+            guidance=await self._guidance(),
+            brief=compiled_brief,
         )
         record.model = choice.model
         started = time.perf_counter()

@@ -22,10 +22,11 @@ from pydantic import (
 )
 
 from memory import limits
+from memory.brief import NO_BRIEF, Brief, brief_items
 from memory.config import REASONING_EFFORTS, ConfigError
 from memory.errors import InvalidRequest
 
-SettingField = Literal["read", "save", "instructions"]
+SettingField = Literal["read", "save", "instructions", "remember", "forget"]
 Origin = Literal["studio", "code", "default"]
 BindingSource = Literal["code", "studio"]
 BindingOutcome = Literal["bound", "same", "conflict"]
@@ -75,8 +76,16 @@ class CodeDefaults:
     save: bool | None = None
     instructions: str | None = None
     identity_key: str | None = None
+    remember: tuple[str, ...] | None = None
+    forget: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
+        for name in ("remember", "forget"):
+            if (items := getattr(self, name)) is not None:
+                try:
+                    brief_items(items, f"memory {name}")
+                except InvalidRequest as problem:
+                    raise ConfigError(str(problem)) from None
         text = self.instructions
         if text is not None and not (
             limits.MIN_INSTRUCTIONS_CHARS <= len(text) <= limits.MAX_INSTRUCTIONS_CHARS
@@ -94,6 +103,8 @@ class Overrides:
     read: bool | None = None
     save: bool | None = None
     instructions: str | None = None
+    remember: tuple[str, ...] | None = None
+    forget: tuple[str, ...] | None = None
 
     def present(self) -> tuple[SettingField, ...]:
         return tuple(name for name in SETTING_FIELDS if getattr(self, name) is not None)
@@ -113,6 +124,8 @@ class Origins:
     read: Origin
     save: Origin
     instructions: Origin
+    remember: Origin
+    forget: Origin
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +135,8 @@ class Effective:
     read: bool
     save: bool
     instructions: str | None
+    remember: tuple[str, ...]
+    forget: tuple[str, ...]
     origins: Origins
 
 
@@ -133,6 +148,7 @@ class CallSettings:
     save: bool
     instructions: str | None
     binding: Binding | None
+    brief: Brief = NO_BRIEF
 
 
 def _pick(override: Any, code: Any, default: Any) -> tuple[Any, Origin]:
@@ -148,14 +164,18 @@ def resolve(overrides: Overrides, code: CodeDefaults) -> Effective:
     read, read_origin = _pick(overrides.read, code.read, False)
     save, save_origin = _pick(overrides.save, code.save, False)
     text, text_origin = _pick(overrides.instructions, code.instructions, None)
-    return Effective(read, save, text, Origins(read_origin, save_origin, text_origin))
+    remember, remember_origin = _pick(overrides.remember, code.remember, ())
+    forget, forget_origin = _pick(overrides.forget, code.forget, ())
+    origins = Origins(read_origin, save_origin, text_origin, remember_origin, forget_origin)
+    return Effective(read, save, text, remember, forget, origins)
 
 
 def call_settings(
     overrides: Overrides, code: CodeDefaults, binding: Binding | None
 ) -> CallSettings:
     effective = resolve(overrides, code)
-    return CallSettings(effective.read, effective.save, effective.instructions, binding)
+    brief = Brief(effective.remember, effective.forget)
+    return CallSettings(effective.read, effective.save, effective.instructions, binding, brief)
 
 
 def decide_binding(bound_key: str | None, offered_key: str) -> BindingOutcome:
@@ -184,12 +204,15 @@ class _SettingsBody(BaseModel):
     read: bool = False
     save: bool = False
     instructions: Instructions = ""
+    remember: list[Any] = []
+    forget: list[Any] = []
     identity_key: IdentityKey = Field(default="", alias="identityKey")
 
 
 _RULES = {
     "extra_forbidden": "is not a known field",
     "bool_type": "must be a boolean",
+    "list_type": "must be a list of strings",
     "string_type": "must be a string",
     "string_unicode": "must be valid Unicode text",
     "model_type": "must be a JSON object",
@@ -215,7 +238,7 @@ def _invalid(exc: ValidationError) -> InvalidRequest:
 
 
 def parse_update(body: object) -> SettingsUpdate:
-    """Validate a settings PUT body: any subset of read, save, instructions, identityKey."""
+    """Validate a settings PUT body: any subset of the setting fields and identityKey."""
     try:
         parsed = _SettingsBody.model_validate(body)
     except ValidationError as exc:
@@ -226,6 +249,8 @@ def parse_update(body: object) -> SettingsUpdate:
             read=parsed.read if "read" in given else None,
             save=parsed.save if "save" in given else None,
             instructions=parsed.instructions if "instructions" in given else None,
+            remember=brief_items(parsed.remember, "remember") if "remember" in given else None,
+            forget=brief_items(parsed.forget, "forget") if "forget" in given else None,
         ),
         identity_key=parsed.identity_key if "identity_key" in given else None,
     )

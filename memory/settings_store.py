@@ -18,6 +18,7 @@ from memory.database import Executor
 from memory.db_errors import translated
 from memory.errors import Conflict, PersistFailed, Unavailable
 from memory.settings import (
+    SETTING_FIELDS,
     Binding,
     BindingOutcome,
     BindingSource,
@@ -36,7 +37,8 @@ Queryable = asyncpg.Pool | Executor
 _S = "stackbone_platform"
 CODE_ACTOR = "code"
 
-_STORED = f"""select o.read, o.save, o.instructions, b.identity_key, b.source, b.fixed_at
+_STORED = f"""select o.read, o.save, o.instructions, o.remember, o.forget,
+       b.identity_key, b.source, b.fixed_at
   from (select 1) as one
   left join {_S}.memory_agent_overrides o on o.agent_id = $1
   left join {_S}.memory_identity_bindings b on b.agent_id = $1"""
@@ -51,11 +53,25 @@ class StoredSettings:
 
 
 def _stored(row: asyncpg.Record) -> StoredSettings:
-    overrides = Overrides(read=row["read"], save=row["save"], instructions=row["instructions"])
+    overrides = Overrides(
+        read=row["read"],
+        save=row["save"],
+        instructions=row["instructions"],
+        remember=_items(row["remember"]),
+        forget=_items(row["forget"]),
+    )
     binding = None
     if row["identity_key"] is not None:
         binding = Binding(row["identity_key"], row["source"], row["fixed_at"])
     return StoredSettings(overrides, binding)
+
+
+def _items(value: list[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def _array(value: tuple[str, ...] | None) -> list[str] | None:
+    return None if value is None else list(value)
 
 
 async def load_settings(db: Queryable, agent_id: str) -> StoredSettings:
@@ -107,16 +123,20 @@ async def save_settings(
         if set_fields:
             await conn.execute(
                 f"""insert into {_S}.memory_agent_overrides as o
-                  (agent_id, read, save, instructions)
-                values ($1, $2, $3, $4) on conflict (agent_id) do update set
+                  (agent_id, read, save, instructions, remember, forget)
+                values ($1, $2, $3, $4, $5, $6) on conflict (agent_id) do update set
                   read = coalesce(excluded.read, o.read),
                   save = coalesce(excluded.save, o.save),
                   instructions = coalesce(excluded.instructions, o.instructions),
+                  remember = coalesce(excluded.remember, o.remember),
+                  forget = coalesce(excluded.forget, o.forget),
                   updated_at = now()""",
                 agent_id,
                 update.overrides.read,
                 update.overrides.save,
                 update.overrides.instructions,
+                _array(update.overrides.remember),
+                _array(update.overrides.forget),
             )
         if update.field_names():
             await record_activity(conn, actor, agent_id, "save", update.field_names())
@@ -129,9 +149,7 @@ async def reset_settings(
     pool: asyncpg.Pool, agent_id: str, field: SettingField | None, actor: str
 ) -> StoredSettings:
     """Remove one override (or all of them) so code or the default shows through again."""
-    fields: tuple[SettingField, ...] = (
-        ("read", "save", "instructions") if field is None else (field,)
-    )
+    fields: tuple[SettingField, ...] = SETTING_FIELDS if field is None else (field,)
     clears = ", ".join(f"{name} = null" for name in fields)  # names come from a closed Literal
     async with (
         translated(PersistFailed, "settings reset"),
@@ -145,7 +163,8 @@ async def reset_settings(
         )
         await conn.execute(
             f"delete from {_S}.memory_agent_overrides where agent_id = $1"
-            " and read is null and save is null and instructions is null",
+            " and read is null and save is null and instructions is null"
+            " and remember is null and forget is null",
             agent_id,
         )
         await record_activity(conn, actor, agent_id, "reset", fields)

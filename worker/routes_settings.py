@@ -13,7 +13,7 @@ import structlog
 from aiohttp import web
 
 from memory import settings_store
-from memory.settings import Binding, parse_reset_field, parse_update, resolve
+from memory.settings import SETTING_FIELDS, Binding, parse_reset_field, parse_update, resolve
 from memory.settings_store import StoredSettings
 from worker.catalog import AgentSpec
 from worker.routes_context import CATALOG, POOL, Route, actor, read_json, respond, timestamp
@@ -42,16 +42,8 @@ def settings_body(agent: AgentSpec, stored: StoredSettings) -> dict[str, Any]:
     return {
         "agentId": agent.name,
         "overrides": {name: getattr(overrides, name) for name in overrides.present()},
-        "value": {
-            "read": effective.read,
-            "save": effective.save,
-            "instructions": effective.instructions,
-        },
-        "origins": {
-            "read": effective.origins.read,
-            "save": effective.origins.save,
-            "instructions": effective.origins.instructions,
-        },
+        "value": {name: getattr(effective, name) for name in SETTING_FIELDS},
+        "origins": {name: getattr(effective.origins, name) for name in SETTING_FIELDS},
         "binding": binding_body(stored.binding),
     }
 

@@ -14,6 +14,8 @@ from tests.model_server import ModelServer
 from worker.catalog import AgentSpec, Catalog
 
 URL = "/api/memory/settings/{}"
+NO_BRIEF: dict[str, list[str]] = {"remember": [], "forget": []}
+BRIEF_DEFAULT = {"remember": "default", "forget": "default"}
 
 
 async def get(client: Client, agent: str = "support") -> dict[str, Any]:
@@ -34,8 +36,18 @@ class TestRead:
         body = await get(client)
         assert body["agentId"] == "support"
         assert body["overrides"] == {}
-        assert body["value"] == {"read": True, "save": False, "instructions": CODE_INSTRUCTIONS}
-        assert body["origins"] == {"read": "code", "save": "code", "instructions": "code"}
+        assert body["value"] == {
+            "read": True,
+            "save": False,
+            "instructions": CODE_INSTRUCTIONS,
+            **NO_BRIEF,
+        }
+        assert body["origins"] == {
+            "read": "code",
+            "save": "code",
+            "instructions": "code",
+            **BRIEF_DEFAULT,
+        }
         assert body["binding"]["identityKey"] == "phoneNumber"
         assert body["binding"]["source"] == "code"
         assert body["binding"]["fixedAt"]
@@ -45,8 +57,13 @@ class TestRead:
     ) -> None:
         """Read and save default to off, no instructions, and no identity binding."""
         body = await get(client, "sales")
-        assert body["value"] == {"read": False, "save": False, "instructions": None}
-        assert body["origins"] == {"read": "default", "save": "default", "instructions": "default"}
+        assert body["value"] == {"read": False, "save": False, "instructions": None, **NO_BRIEF}
+        assert body["origins"] == {
+            "read": "default",
+            "save": "default",
+            "instructions": "default",
+            **BRIEF_DEFAULT,
+        }
         assert body["binding"] is None
 
     @pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
@@ -79,9 +96,16 @@ class TestSave:
 
     async def test_all_fields_at_once(self, client: Client) -> None:
         """read, save and instructions saved together all come from the override."""
-        status, body = await put(client, {"read": False, "save": True, "instructions": "Be brief."})
+        status, body = await put(
+            client, {"read": False, "save": True, "instructions": "Be brief.", **NO_BRIEF}
+        )
         assert status == 200
-        assert body["value"] == {"read": False, "save": True, "instructions": "Be brief."}
+        assert body["value"] == {
+            "read": False,
+            "save": True,
+            "instructions": "Be brief.",
+            **NO_BRIEF,
+        }
         assert set(body["origins"].values()) == {"studio"}
 
     async def test_get_after_put_shows_the_same(self, client: Client) -> None:
@@ -117,7 +141,12 @@ class TestReset:
         assert response.status == 200
         body = await response.json()
         assert body["overrides"] == {}
-        assert body["origins"] == {"read": "default", "save": "default", "instructions": "default"}
+        assert body["origins"] == {
+            "read": "default",
+            "save": "default",
+            "instructions": "default",
+            **BRIEF_DEFAULT,
+        }
 
     async def test_a_code_change_shows_through_after_reset(self, make_client: MakeClient) -> None:
         """After reset, a new code declaration (a redeploy) decides the value."""
