@@ -123,12 +123,17 @@ def shared_save(
         outcome = await end.settle(close_wait=CLOSE_WAIT_SECONDS, cause_wait=CAUSE_WAIT_SECONDS)
         log.info("call.ended", outcome=outcome.value, trigger=path)
         scope = CallScope(plan.agent_id, plan.user_id, plan.instructions, started_at, run_id)
-        report = await save_heard(
-            memory, scope, recorder.transcript, ended_at=datetime.now(UTC), outcome=outcome.value
-        )
+        heard = recorder.transcript  # read after the close: what it committed is in
+        try:
+            report = await asyncio.wait_for(
+                save_heard(memory, scope, heard, ended_at=datetime.now(UTC), outcome=outcome),
+                timeout,
+            )
+        except TimeoutError:
+            return SaveReport("failed", "save_timeout", path)
         return SaveReport(report.status, report.reason, path)
 
-    # the waits before the read do not eat into the time the extraction and write are given
+    # `timeout` bounds the extraction and write; the waits before the read are bounded apart
     return SharedSave(save, timeout=timeout + SETTLE_SECONDS)
 
 

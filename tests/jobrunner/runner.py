@@ -11,23 +11,61 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from livekit.agents import AgentServer, AgentSession, JobContext, JobExecutorType, get_job_context
+import asyncpg
+from livekit.agents import (
+    DEFAULT_API_CONNECT_OPTIONS,
+    APIConnectionError,
+    APIConnectOptions,
+    AgentServer,
+    AgentSession,
+    JobContext,
+    JobExecutorType,
+    get_job_context,
+    llm,
+)
 from livekit.agents.job import JobAcceptArguments, RunningJobInfo
 from livekit.protocol import agent, models
 
 from tests.jobrunner.room import MockRoom
 from tests.voice.fake_devices import FakeCallIO, fake_session, wait_until, wire
-from tests.voice.fake_models import FakeLLM
+from tests.voice.fake_models import FakeLLM, FakeLLMStream, LLMCall
 from worker.agent import build_server
 from worker.config import VoiceModels
 
 AGENT = "support"
 GREETING = "Hello, how can I help?"
+FAIL = "<fail>"
+"""A scripted reply that makes the fake LLM fail with a non-retryable provider error."""
+
+
+class FailingStream(FakeLLMStream):
+    async def _run(self) -> None:
+        if self._reply == FAIL:
+            raise APIConnectionError("scripted provider failure", retryable=False)
+        await super()._run()
+
+
+class ScriptedLLM(FakeLLM):
+    """The fake LLM, where a `FAIL` reply is a provider error instead of words."""
+
+    def chat(
+        self,
+        *,
+        chat_ctx: llm.ChatContext,
+        tools: list[llm.Tool] | None = None,
+        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
+        **_: Any,
+    ) -> llm.LLMStream:
+        self.calls.append(LLMCall(chat_ctx=chat_ctx.copy()))
+        reply = self._replies.pop(0) if self._replies else self.default_reply
+        return FailingStream(
+            self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options, reply=reply
+        )
 
 
 @dataclass
@@ -46,16 +84,18 @@ class FakeCallSide:
     io: FakeCallIO | None = None
     ctx: JobContext | None = None
     llm: FakeLLM | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    closes: list[str] = field(default_factory=list)
+    """The session's close reasons, in order."""
 
     def __call__(self, models: VoiceModels) -> AgentSession[Any]:
-        self.llm = FakeLLM([GREETING, *self.replies], word_delay=self.llm_word_delay)
+        self.llm = ScriptedLLM([GREETING, *self.replies], word_delay=self.llm_word_delay)
         session = fake_session(llm_model=self.llm)
         self.io = wire(session, mic=True)  # a mic, so RoomIO opens no track of its own
         self.ctx = get_job_context()
         self.room.loop = asyncio.get_running_loop()
         self.session = session
         self.built_at = time.monotonic()
+        session.on("close", lambda ev: self.closes.append(ev.reason.value))
         return session
 
     def in_job(self, fn: Any, *args: Any, **kwargs: Any) -> None:
@@ -113,3 +153,12 @@ async def dispatch(server: AgentServer, metadata: str = "") -> None:
 
 async def job_ended(server: AgentServer, within: float = 15.0) -> None:
     await wait_until(lambda: not server.active_jobs, within=within)
+
+
+async def call_records(pool: asyncpg.Pool) -> list[asyncpg.Record]:
+    return list(
+        await pool.fetch(
+            "select user_id, outcome, run_id, duration_seconds"
+            " from stackbone_platform.memory_calls order by seq"
+        )
+    )
