@@ -159,7 +159,9 @@ def save_on_close(
     def on_participant_disconnected(participant: rtc.RemoteParticipant) -> None:
         if participant.kind != _SIP_KIND:
             return  # browser participants: RoomIO's rule, they may rejoin
-        reason = rtc.DisconnectReason.Name(participant.disconnect_reason or 0)
+        reason = rtc.DisconnectReason.Name(
+            participant.disconnect_reason or rtc.DisconnectReason.UNKNOWN_REASON
+        )
         end.record(CallerLeft(reason))
         if reason not in CLOSING_DISCONNECT_REASONS:
             session.shutdown(drain=False)  # RoomIO would keep waiting for a rejoin

@@ -48,10 +48,15 @@ class MockRoom:
 
     def __init__(self) -> None:
         self.room: Any = create_mock_room()
-        self.room.reset_mock()
-        self.room.remote_participants = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         """The job's event loop; the session factory sets it when the job builds its session."""
+        self.reset()
+
+    def reset(self) -> None:
+        """Empty the room and forget its handlers, for the next job."""
+        self.room.reset_mock()
+        self.room.remote_participants = {}
+        self.loop = None
 
     def join(self, who: rtc.RemoteParticipant) -> None:
         self.room.remote_participants[who.sid] = who
@@ -60,7 +65,7 @@ class MockRoom:
         """`who` disconnects with `reason`: the room's handlers run on the job's loop."""
 
         def disconnect() -> None:
-            who.disconnect_reason = reason  # type: ignore[misc]
+            who.disconnect_reason = reason  # type: ignore[assignment,misc]
             self.room.remote_participants.pop(who.sid, None)
             for handler in self.handlers("participant_disconnected"):
                 handler(who)

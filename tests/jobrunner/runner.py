@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,10 +19,10 @@ from typing import Any
 import asyncpg
 from livekit.agents import (
     DEFAULT_API_CONNECT_OPTIONS,
-    APIConnectionError,
-    APIConnectOptions,
     AgentServer,
     AgentSession,
+    APIConnectionError,
+    APIConnectOptions,
     JobContext,
     JobExecutorType,
     get_job_context,
@@ -109,10 +109,17 @@ class FakeCallSide:
 
 
 @asynccontextmanager
-async def job_server(side: FakeCallSide, save_timeout: float) -> AsyncIterator[AgentServer]:
-    """The worker's server with the THREAD executor, unregistered, in dev mode."""
+async def job_server(
+    side: FakeCallSide, save_timeout: float, *, idle_processes: int = 0
+) -> AsyncIterator[AgentServer]:
+    """The worker's server with the THREAD executor, unregistered, in dev mode.
+
+    `idle_processes`: job runners kept warm (production keeps one per CPU; dev mode none).
+    """
     server = build_server(AGENT, save_timeout, side)
-    server.update_options(job_executor_type=JobExecutorType.THREAD)
+    server.update_options(
+        job_executor_type=JobExecutorType.THREAD, num_idle_processes=idle_processes
+    )
     started = asyncio.Event()
     server.once("worker_started", started.set)
     running = asyncio.create_task(server.run(devmode=True, unregistered=True))

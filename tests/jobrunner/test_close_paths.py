@@ -25,7 +25,7 @@ from tests.jobrunner.runner import (
 )
 from tests.lifecycle.harness import saved_transcript
 from tests.model_server import ModelServer
-from tests.voice.fake_devices import wait_until, wait_for_state
+from tests.voice.fake_devices import wait_for_state, wait_until
 
 NUMBER = "+34600111222"
 Reason = rtc.DisconnectReason
@@ -56,6 +56,7 @@ async def saved_one(pool: asyncpg.Pool, model_server: ModelServer, outcome: str)
 )
 async def test_sip_hang_up_with_any_reason_saves_at_once(
     job_env: None,
+    *,
     room: MockRoom,
     side: FakeCallSide,
     model_server: ModelServer,
@@ -78,7 +79,12 @@ async def test_sip_hang_up_with_any_reason_saves_at_once(
 
 
 async def test_hang_up_mid_reply_keeps_the_prefix_committed_by_the_close(
-    job_env: None, room: MockRoom, side: FakeCallSide, model_server: ModelServer, pool: asyncpg.Pool
+    job_env: None,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
 ) -> None:
     """The interrupted reply is committed while the session closes; the save reads after."""
     caller = sip_caller(room)
@@ -88,12 +94,10 @@ async def test_hang_up_mid_reply_keeps_the_prefix_committed_by_the_close(
     async with job_server(side, SAVE_TIMEOUT) as server:
         await dispatch(server)
         await side.greeted()
-        assert side.session is not None
-        session = side.session
+        session, speaker = side.session, side.io.speaker if side.io else None
+        assert session is not None and speaker is not None
         side.in_job(session.generate_reply, user_input="Tell me a story.")
-        await wait_until(
-            lambda: len(side.io.speaker.segments) == 1 and session.agent_state == "speaking"
-        )  # type: ignore[union-attr]
+        await wait_until(lambda: len(speaker.segments) == 1 and session.agent_state == "speaking")
         await asyncio.sleep(2.0)
         room.leave(caller, Reason.SIP_TRUNK_FAILURE)
         await wait_until(lambda: len(model_server.requests) == 1, within=10)
@@ -109,7 +113,12 @@ async def test_hang_up_mid_reply_keeps_the_prefix_committed_by_the_close(
 
 
 async def test_ctx_shutdown_is_a_job_shutdown(
-    job_env: None, room: MockRoom, side: FakeCallSide, model_server: ModelServer, pool: asyncpg.Pool
+    job_env: None,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
 ) -> None:
     sip_caller(room)
     model_server.answer([], "A short call.")
@@ -124,7 +133,12 @@ async def test_ctx_shutdown_is_a_job_shutdown(
 
 
 async def test_worker_stop_is_a_worker_drain(
-    job_env: None, room: MockRoom, side: FakeCallSide, model_server: ModelServer, pool: asyncpg.Pool
+    job_env: None,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
 ) -> None:
     sip_caller(room)
     model_server.answer([], "A short call.")
@@ -136,7 +150,12 @@ async def test_worker_stop_is_a_worker_drain(
 
 
 async def test_agent_ending_the_call_like_end_call_tool(
-    job_env: None, room: MockRoom, side: FakeCallSide, model_server: ModelServer, pool: asyncpg.Pool
+    job_env: None,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
 ) -> None:
     """livekit's EndCallTool: `session.shutdown()`, then on close `ctx.shutdown(close reason)`."""
     sip_caller(room)
@@ -157,7 +176,12 @@ async def test_agent_ending_the_call_like_end_call_tool(
 
 
 async def test_agent_closing_the_session_alone_is_agent_ended(
-    job_env: None, room: MockRoom, side: FakeCallSide, model_server: ModelServer, pool: asyncpg.Pool
+    job_env: None,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
 ) -> None:
     """No job shutdown follows the close: after the cause wait, the agent side ended it."""
     sip_caller(room)
@@ -173,7 +197,12 @@ async def test_agent_closing_the_session_alone_is_agent_ended(
 
 
 async def test_unrecoverable_session_error_is_an_error(
-    job_env: None, room: MockRoom, side: FakeCallSide, model_server: ModelServer, pool: asyncpg.Pool
+    job_env: None,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
 ) -> None:
     """More provider failures than livekit tolerates close the session with `error`."""
     sip_caller(room)
@@ -182,17 +211,13 @@ async def test_unrecoverable_session_error_is_an_error(
     async with job_server(side, SAVE_TIMEOUT) as server:
         await dispatch(server)
         await side.greeted()
-        session = side.session
-        assert session is not None
+        session, fake_llm = side.session, side.llm
+        assert session is not None and fake_llm is not None
         for turn in range(4):
-            await wait_for_state_in_job(side, "listening")
+            await wait_for_state(session, "listening")
             side.in_job(session.generate_reply, user_input=f"Question {turn}?")
-            await wait_until(lambda n=turn: len(side.llm.calls) >= n + 2)  # type: ignore[union-attr]
+            calls = turn + 2  # the greeting, then one per question
+            await wait_until(lambda: len(fake_llm.calls) >= calls)  # noqa: B023
         await wait_until(lambda: len(model_server.requests) == 1, within=10)
     await saved_one(pool, model_server, "error")
     assert side.closes == ["error"]
-
-
-async def wait_for_state_in_job(side: FakeCallSide, state: str) -> None:
-    assert side.session is not None
-    await wait_for_state(side.session, state)

@@ -34,7 +34,12 @@ async def livekit(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[LiveKitServe
 
 
 async def test_browser_room_identity_comes_from_dispatch_metadata(
-    job_env: None, room: MockRoom, side: FakeCallSide, model_server: ModelServer, pool: asyncpg.Pool
+    job_env: None,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
 ) -> None:
     """A tab closing (CLIENT_INITIATED) is RoomIO's close; the user is the metadata identity."""
     tester = participant("browser-tester", STANDARD, {"sip.phoneNumber": "+1 ignored"})
@@ -52,6 +57,7 @@ async def test_browser_room_identity_comes_from_dispatch_metadata(
 
 async def test_outbound_dial_then_the_callee_hangs_up(
     job_env: None,
+    *,
     livekit: LiveKitServer,
     room: MockRoom,
     side: FakeCallSide,
@@ -80,6 +86,7 @@ async def test_outbound_dial_then_the_callee_hangs_up(
 
 async def test_failed_dial_ends_the_job_without_a_save(
     job_env: None,
+    *,
     livekit: LiveKitServer,
     room: MockRoom,
     side: FakeCallSide,

@@ -32,6 +32,7 @@ def test_the_job_outlives_every_bound_of_its_save() -> None:
 
 async def test_a_stuck_save_fails_by_itself_before_the_shutdown_timeout(
     job_env: None,
+    *,
     monkeypatch: pytest.MonkeyPatch,
     room: MockRoom,
     side: FakeCallSide,

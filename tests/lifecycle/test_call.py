@@ -18,9 +18,9 @@ from memory.store import MemoryStore
 from tests.databases import drop_database_under
 from tests.lifecycle.harness import (
     AGENT,
-    Harness,
     CALLER,
     GREETING,
+    Harness,
     saved_transcript,
     seed,
     snapshot_plan,
