@@ -1,8 +1,16 @@
 """Voice benchmark: time from room open to the first greeting audio frame, read on vs off.
 
-Runs the real call sequence (`lifecycle.call.start_call`) on a real AgentSession with fake
-models and audio (the test harness), against real Postgres. The person recalled has 50 facts of
-500 characters and 100 call records. Usage: python -m bench.voice_bench [--quick]
+Two paths, each read on against read off, interleaved, in one run:
+
+- session: the call sequence (`lifecycle.call.start_call`) on a real AgentSession with fake
+  models and audio (the test harness); "room open" is the start of the sequence.
+- job runner: `worker.agent`'s entrypoint unchanged in a fake job under livekit's own job
+  runner (THREAD executor, mock room, one warm job runner as in production; `tests.jobrunner`);
+  "room open" is the dispatch, so the figure includes the job's start, its pool, the settings
+  snapshot, identity and recall.
+
+Real Postgres; the person recalled has 50 facts of 500 characters and 100 call records.
+Usage: python -m bench.voice_bench [--quick]
 """
 
 from __future__ import annotations
@@ -13,7 +21,12 @@ import logging
 import os
 import statistics
 import tempfile
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+import asyncpg
+from livekit.agents import AgentServer
 
 from bench.memory_bench import fresh_database, seed_person
 from lifecycle.plan import MemoryPlan
@@ -21,42 +34,51 @@ from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.database import create_pool, start_embedded
 from memory.logs import configure_logging
+from memory.settings import Overrides, SettingsUpdate
+from memory.settings_store import offer_code_bindings, save_settings
 from memory.store import MemoryStore
+from tests.jobrunner.room import SIP, MockRoom, participant
+from tests.jobrunner.runner import FakeCallSide, dispatch, job_ended, job_server
 from tests.lifecycle.harness import AGENT, CALLER, snapshot_plan, voice_call
+from tests.voice.fake_devices import wait_until
+
+Sample = Callable[[bool], Awaitable[float]]
 
 
-async def time_to_greeting(memory: Memory, plan: MemoryPlan) -> float:
-    async with voice_call(memory, plan) as call:
+async def session_path(memory: Memory, plans: dict[bool, MemoryPlan], read: bool) -> float:
+    async with voice_call(memory, plans[read]) as call:
         await call.wait_turns(1)
         assert call.io.speaker.first_frame_at is not None
         return (call.io.speaker.first_frame_at - call.opened_at) * 1000
+
+
+async def job_path(
+    pool: asyncpg.Pool, server: AgentServer, side: FakeCallSide, read: bool
+) -> float:
+    """One fake job from dispatch to its first greeting frame, then its shutdown."""
+    await save_settings(
+        pool, AGENT, SettingsUpdate(Overrides(read=read, save=False), None), "bench"
+    )
+    side.room.reset()
+    side.io = None
+    side.room.join(participant("sip_caller", SIP, {"sip.phoneNumber": CALLER, "sip.ruleID": "r"}))
+    opened = time.monotonic()
+    await dispatch(server)
+    await wait_until(lambda: side.io is not None and side.io.speaker.first_frame_at is not None)
+    assert side.io is not None and side.io.speaker.first_frame_at is not None and side.ctx
+    first_frame = side.io.speaker.first_frame_at
+    side.in_job(side.ctx.shutdown, "bench round done")
+    await job_ended(server)
+    return (first_frame - opened) * 1000
 
 
 def pct(samples: list[float], p: int) -> float:
     return statistics.quantiles(samples, n=100, method="inclusive")[p - 1]
 
 
-async def main(quick: bool) -> None:
-    configure_logging(logging.WARNING)
-    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
-        Path(tempfile.mkdtemp(prefix="voice-bench-")) / "pgdata", cleanup_mode="delete"
-    )
-    pool = await create_pool(await fresh_database(admin_url), min_size=2, max_size=2)
-    memory = open_memory(MemoryStore(pool), MemoryConfig(api_key="bench"))
-    await seed_person(pool, AGENT, CALLER, facts=50, calls=100)
-    plans = {
-        "read on": await snapshot_plan(pool, read=True, save=False),
-        "read off": await snapshot_plan(pool, read=False, save=False),
-    }
-    rounds = 10 if quick else 60
-    samples: dict[str, list[float]] = {name: [] for name in plans}
-    for _ in range(rounds):  # interleaved so both see the same machine state
-        for name, plan in plans.items():
-            samples[name].append(await time_to_greeting(memory, plan))
-    await pool.close()
-    on, off = samples["read on"], samples["read off"]
-    print("| room open -> first greeting audio frame | p50 ms | p95 ms |\n|---|---:|---:|")
-    for name, values in samples.items():
+def report(title: str, on: list[float], off: list[float]) -> None:
+    print(f"\n| {title} | p50 ms | p95 ms |\n|---|---:|---:|")
+    for name, values in (("read on", on), ("read off", off)):
         print(f"| {name} | {pct(values, 50):.1f} | {pct(values, 95):.1f} |")
     print(
         f"| read on / read off | {pct(on, 50) / pct(off, 50):.2f}x"
@@ -66,6 +88,39 @@ async def main(quick: bool) -> None:
         f"| read on - read off | {pct(on, 50) - pct(off, 50):+.1f} ms"
         f" | {pct(on, 95) - pct(off, 95):+.1f} ms |"
     )
+
+
+async def interleave(sample: Sample, rounds: int) -> tuple[list[float], list[float]]:
+    on: list[float] = []
+    off: list[float] = []
+    for _ in range(rounds):  # interleaved so both see the same machine state
+        on.append(await sample(True))
+        off.append(await sample(False))
+    return on, off
+
+
+async def main(quick: bool) -> None:
+    configure_logging(logging.WARNING)
+    logging.getLogger("livekit").setLevel(logging.ERROR)
+    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
+        Path(tempfile.mkdtemp(prefix="voice-bench-")) / "pgdata", cleanup_mode="delete"
+    )
+    url = await fresh_database(admin_url)
+    pool = await create_pool(url, min_size=2, max_size=2)
+    memory = open_memory(MemoryStore(pool), MemoryConfig(api_key="bench"))
+    await seed_person(pool, AGENT, CALLER, facts=50, calls=100)
+    plans = {read: await snapshot_plan(pool, read=read, save=False) for read in (True, False)}
+    rounds = 10 if quick else 60
+    session = await interleave(lambda read: session_path(memory, plans, read), rounds)
+
+    await offer_code_bindings(pool, {AGENT: "phoneNumber"})
+    os.environ.update({"DATABASE_URL": url, "OPENAI_API_KEY": "bench"})
+    side = FakeCallSide(MockRoom())
+    async with job_server(side, save_timeout=40.0, idle_processes=1) as server:
+        jobs = await interleave(lambda read: job_path(pool, server, side, read), rounds // 2)
+    await pool.close()
+    report("session: start of the call sequence -> first greeting audio frame", *session)
+    report("job runner: dispatch -> first greeting audio frame", *jobs)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from typing import Any
 
 from livekit.agents import Agent, AgentSession
 
-from lifecycle.closing import ShutdownRegistrar, save_on_close, shared_save
+from lifecycle.closing import CallEnd, RoomEvents, ShutdownRegistrar, save_on_close, shared_save
 from lifecycle.context import with_memory
 from lifecycle.plan import MemoryPlan
 from lifecycle.recall import recall_for
@@ -43,6 +43,7 @@ class RunningCall:
     agent: Agent
     recorder: TranscriptRecorder
     save: SharedSave
+    end: CallEnd
 
 
 async def start_call(
@@ -52,20 +53,26 @@ async def start_call(
     *,
     register_shutdown: ShutdownRegistrar,
     start: Callable[[Agent], Awaitable[Any]],
+    room: RoomEvents | None = None,
     after_save: Callable[[], Awaitable[None]] | None = None,
 ) -> RunningCall:
+    """`room`: the call's LiveKit room, whose SIP caller leaving ends the call at once."""
     recorder = record_transcript(session)
+    end = CallEnd()
     save = shared_save(
         memory,
         setup.plan,
         recorder,
+        end,
+        session,
         started_at=setup.started_at,
         run_id=setup.run_id,
         timeout=setup.save_timeout_seconds,
     )
-    save_on_close(session, register_shutdown, save, then=after_save)
+    save_on_close(session, register_shutdown, save, end, room=room, then=after_save)
     recall = await recall_for(setup.plan, memory, setup.recall_budget_seconds)
     agent = Agent(instructions=with_memory(setup.instructions, recall))
     await start(agent)
+    end.session_started = True
     session.generate_reply(instructions=GREETING)
-    return RunningCall(agent, recorder, save)
+    return RunningCall(agent, recorder, save, end)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from lifecycle.outcome import Outcome
 from lifecycle.save import SaveReport
 from memory.api import Memory
 from memory.brief import NO_BRIEF, Brief
@@ -30,7 +31,7 @@ async def save_heard(
     heard: Sequence[Message],
     *,
     ended_at: datetime,
-    outcome: str,
+    outcome: Outcome,
 ) -> SaveReport:
     """One add with the heard transcript; nothing heard means no save at all."""
     if not any(m["content"].strip() for m in heard):
@@ -38,7 +39,7 @@ async def save_heard(
     call = {
         "started_at": scope.started_at,
         "duration_seconds": max(0.0, (ended_at - scope.started_at).total_seconds()),
-        "outcome": outcome,
+        "outcome": outcome.value,
         "run_id": scope.run_id,
     }
     result = await memory.add(

@@ -120,6 +120,8 @@ class LiveKitServer:
     ring_seconds: float = 0.0
     """How long a dial rings before it is answered or fails."""
     recorded: list[Recorded] = field(default_factory=list)
+    on_answer: Callable[[api.CreateSIPParticipantRequest], None] | None = None
+    """Called when a dial is answered (before the reply), e.g. to put the callee in a room."""
     url: str = ""
     _failures: dict[str, deque[TwirpFailure]] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
@@ -232,6 +234,8 @@ class LiveKitServer:
             raise TwirpFailure("invalid_argument", "sip_call_to and room_name are required")
         if req.sip_trunk_id not in self.outbound_trunks:
             raise TwirpFailure("not_found", "requested sip trunk does not exist")
+        if self.on_answer is not None:
+            self.on_answer(req)
         return api.SIPParticipantInfo(
             participant_id=_sid("PA_"),
             participant_identity=req.participant_identity,

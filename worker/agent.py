@@ -8,11 +8,14 @@ offers the catalog's identity keys; each job process then serves one call.
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import structlog
-from livekit.agents import AgentServer, JobContext, cli
+from livekit.agents import AgentServer, AgentSession, JobContext, cli
 
 from lifecycle.call import CallSetup, start_call
 from lifecycle.identity import parse_job_metadata, resolve_identity
@@ -20,6 +23,7 @@ from lifecycle.plan import MemoryPlan, plan_memory
 from lifecycle.snapshot import take_snapshot
 from memory.config import ConfigError
 from worker.catalog import default_catalog
+from worker.config import VoiceModels
 from worker.line import connect_caller
 from worker.runtime import open_runtime
 from worker.session import ROOM_OPTIONS, build_session
@@ -30,8 +34,15 @@ log = structlog.get_logger(__name__)
 SHUTDOWN_PROCESS_TIMEOUT_MARGIN = 15.0
 SAVE_TIMEOUT_FOR_HELP = 40.0  # help and download-files serve no call
 
+SessionFactory = Callable[[VoiceModels], AgentSession[Any]]
+"""Builds the call's session from the configured models (`worker.session.build_session`).
 
-async def entrypoint(ctx: JobContext) -> None:
+The one seam of the entrypoint: tests pass a factory with fake models and audio I/O, and
+everything else (room, participants, job shutdown) runs through livekit's own job machinery.
+"""
+
+
+async def entrypoint(ctx: JobContext, sessions: SessionFactory = build_session) -> None:
     # every event of this call (call.*, memory.*) carries the room and job, never a number
     structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
     runtime = await open_runtime()
@@ -46,7 +57,7 @@ async def entrypoint(ctx: JobContext) -> None:
     key = settings.binding.identity_key if settings and settings.binding else None
     plan = plan_memory(spec.name, settings, resolve_identity(key, caller, metadata))
     report_plan(plan)
-    session = build_session(runtime.config.models)
+    session = sessions(runtime.config.models)
     setup = CallSetup(
         plan=plan,
         instructions=spec.instructions,
@@ -61,6 +72,7 @@ async def entrypoint(ctx: JobContext) -> None:
         setup,
         register_shutdown=ctx.add_shutdown_callback,
         start=lambda agent: session.start(agent=agent, room=ctx.room, room_options=ROOM_OPTIONS),
+        room=ctx.room,
         after_save=runtime.aclose,
     )
 
@@ -77,12 +89,14 @@ def report_plan(plan: MemoryPlan) -> None:
     )
 
 
-def build_server(agent_name: str, save_timeout_seconds: float) -> AgentServer:
+def build_server(
+    agent_name: str, save_timeout_seconds: float, sessions: SessionFactory = build_session
+) -> AgentServer:
     """A server for one agent name; the job process outlives the save it waits for."""
     server = AgentServer(
         shutdown_process_timeout=save_timeout_seconds + SHUTDOWN_PROCESS_TIMEOUT_MARGIN,
     )
-    server.rtc_session(entrypoint, agent_name=agent_name)
+    server.rtc_session(functools.partial(entrypoint, sessions=sessions), agent_name=agent_name)
     return server
 
 

@@ -1,0 +1,41 @@
+"""Fixtures for job-runner tests: the job's environment, the bound agent, the mock room."""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+
+from memory.settings_store import offer_code_bindings
+from tests.jobrunner.room import MockRoom
+from tests.jobrunner.runner import AGENT, FakeCallSide
+from tests.model_server import ModelServer
+
+SAVE_TIMEOUT = 6.0
+
+
+@pytest.fixture
+async def job_env(
+    monkeypatch: pytest.MonkeyPatch,
+    database_url: str,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
+) -> None:
+    """What a job process reads from its environment: database, provider, timeouts."""
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "voice-key-unused-by-fakes")
+    monkeypatch.setenv("STACKBONE_MEMORY_BASE_URL", model_server.url)
+    monkeypatch.setenv("STACKBONE_MEMORY_API_KEY", "test-key")
+    monkeypatch.setenv("STACKBONE_MEMORY_TIMEOUT_SECONDS", "4")
+    monkeypatch.setenv("CALL_SAVE_TIMEOUT_SECONDS", str(SAVE_TIMEOUT))
+    monkeypatch.delenv("WORKER_AGENT", raising=False)
+    await offer_code_bindings(pool, {AGENT: "phoneNumber"})  # what worker start-up does
+
+
+@pytest.fixture
+def room() -> MockRoom:
+    return MockRoom()
+
+
+@pytest.fixture
+def side(room: MockRoom) -> FakeCallSide:
+    return FakeCallSide(room)

@@ -1,0 +1,87 @@
+"""Driving livekit's own mock room from a test: who is in the room, who leaves and why.
+
+A fake job (`simulate_job(..., fake_job=True)`) runs on `livekit.agents.ipc.mock_room`, an
+autospec of `rtc.Room` that livekit builds once per process (`functools.cache`). Nothing in it
+emits events: `room.on(event, handler)` only records the call. So a test
+
+- puts participants in `room.remote_participants` (each an autospec of `rtc.RemoteParticipant`
+  with a real identity, kind, state and attributes), where `wait_for_participant` and RoomIO
+  look first;
+- makes one leave by setting its `disconnect_reason`, removing it, and calling every handler
+  still registered for `participant_disconnected` (registered minus removed with `room.off`),
+  on the job's own event loop, as the real room would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+from unittest.mock import create_autospec
+
+from livekit import rtc
+from livekit.agents.ipc.mock_room import create_mock_room
+
+SIP = rtc.ParticipantKind.PARTICIPANT_KIND_SIP
+STANDARD = rtc.ParticipantKind.PARTICIPANT_KIND_STANDARD
+
+
+def participant(
+    identity: str, kind: int, attributes: Mapping[str, str] | None = None
+) -> rtc.RemoteParticipant:
+    """A remote participant as livekit's mock room builds its own, with real values."""
+    p: Any = create_autospec(rtc.RemoteParticipant, instance=True)
+    p.identity = identity
+    p.sid = f"PA_{identity}"
+    p.name = identity
+    p.kind = kind
+    p.state = rtc.ParticipantState.PARTICIPANT_STATE_ACTIVE
+    p.attributes = dict(attributes or {})
+    p.metadata = ""
+    p.disconnect_reason = rtc.DisconnectReason.UNKNOWN_REASON
+    p.track_publications = {}
+    return p  # type: ignore[no-any-return]
+
+
+class MockRoom:
+    """The process-wide mock room, emptied for one job."""
+
+    def __init__(self) -> None:
+        self.room: Any = create_mock_room()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The job's event loop; the session factory sets it when the job builds its session."""
+        self.reset()
+
+    def reset(self) -> None:
+        """Empty the room and forget its handlers, for the next job."""
+        self.room.reset_mock()
+        self.room.remote_participants = {}
+        self.loop = None
+
+    def join(self, who: rtc.RemoteParticipant) -> None:
+        self.room.remote_participants[who.sid] = who
+
+    def leave(self, who: rtc.RemoteParticipant, reason: int) -> None:
+        """`who` disconnects with `reason`: the room's handlers run on the job's loop."""
+
+        def disconnect() -> None:
+            who.disconnect_reason = reason  # type: ignore[assignment,misc]
+            self.room.remote_participants.pop(who.sid, None)
+            for handler in self.handlers("participant_disconnected"):
+                handler(who)
+
+        self.call_in_job(disconnect)
+
+    def handlers(self, event: str) -> list[Callable[..., Any]]:
+        """Handlers registered for `event` with `room.on(event, handler)` and not removed."""
+        added = [c.args[1] for c in self.room.on.call_args_list if _is(c.args, event)]
+        removed = [c.args[1] for c in self.room.off.call_args_list if _is(c.args, event)]
+        return [h for h in added if h not in removed]
+
+    def call_in_job(self, fn: Callable[[], Any]) -> None:
+        assert self.loop is not None, "the job has not built its session yet"
+        self.loop.call_soon_threadsafe(fn)
+
+
+def _is(args: tuple[Any, ...], event: str) -> bool:
+    return len(args) >= 2 and args[0] == event
