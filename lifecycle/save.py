@@ -8,6 +8,7 @@ failure included. The save runs once and is never retried.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -35,6 +36,8 @@ class SharedSave:
         self._save = save
         self._timeout = timeout
         self._task: asyncio.Task[SaveReport] | None = None
+        # the call's context (its room and job, bound for logs) whichever path triggers the save
+        self._context = contextvars.copy_context()
 
     @property
     def started(self) -> bool:
@@ -43,7 +46,9 @@ class SharedSave:
     def trigger(self, path: str) -> asyncio.Task[SaveReport]:
         """Start the save if no path has yet; safe to call from synchronous event callbacks."""
         if self._task is None:
-            self._task = asyncio.create_task(self._run(path), name="call-save")
+            self._task = asyncio.create_task(
+                self._run(path), name="call-save", context=self._context
+            )
             self._task.add_done_callback(_retrieve_failure)
         return self._task
 

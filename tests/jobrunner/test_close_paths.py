@@ -8,6 +8,7 @@ model server received (exactly one extraction request) and the stored call recor
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import asyncpg
 import pytest
@@ -221,3 +222,37 @@ async def test_unrecoverable_session_error_is_an_error(
         await wait_until(lambda: len(model_server.requests) == 1, within=10)
     await saved_one(pool, model_server, "error")
     assert side.closes == ["error"]
+
+
+@pytest.mark.parametrize("end", ["hang_up", "ctx_shutdown"])
+async def test_call_events_carry_room_and_job_and_never_the_number(
+    job_env: None,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
+    caplog: pytest.LogCaptureFixture,
+    end: str,
+) -> None:
+    caplog.set_level(logging.INFO)
+    caller = sip_caller(room)
+    model_server.answer([], "A short call.")
+    async with job_server(side, SAVE_TIMEOUT) as server:
+        await dispatch(server)
+        await side.greeted()
+        if end == "hang_up":
+            room.leave(caller, Reason.CLIENT_INITIATED)
+        else:
+            assert side.ctx is not None
+            side.in_job(side.ctx.shutdown, "operator ended the call")
+        await wait_until(lambda: len(model_server.requests) == 1, within=10)
+    [record] = await call_records(pool)
+    events = [r for r in caplog.records if r.getMessage().startswith("call.")]
+    names = {r.getMessage() for r in events}
+    assert {"call.memory_plan", "call.ended", "call.save_finished"} <= names
+    for event in events:
+        fields = vars(event)
+        assert fields.get("job_id") == record["run_id"], event.getMessage()
+        assert fields.get("room"), event.getMessage()
+    assert all(NUMBER not in f"{r.getMessage()} {vars(r)!r}" for r in caplog.records)
