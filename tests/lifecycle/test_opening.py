@@ -21,7 +21,7 @@ from tests.model_server import ModelServer
 
 REMEMBERED = "Has a dog named Rex."
 CODE = CodeDefaults(read=True, save=True, identity_key="phoneNumber")
-BUDGET = 0.3
+BUDGET = 0.5
 S = "stackbone_platform"
 
 
@@ -46,6 +46,7 @@ async def test_a_late_step_greets_at_the_deadline_and_names_the_step(
     await offer_code_bindings(pool, {AGENT: "phoneNumber"})
     await seed(memory, model_server, REMEMBERED)
     runtime = job_runtime(database_url, memory_config, PoolTimeouts())
+    await runtime.connect()  # the pool step is done: only the locked step can be late
     blocker = await asyncpg.connect(database_url)
     tx = blocker.transaction()
     await tx.start()
