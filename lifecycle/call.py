@@ -1,8 +1,9 @@
 """The memory side of one call, in the order it must happen.
 
-Record the transcript, wire every close path to the one save, recall (inside the budget)
-before the agent exists, start the session, greet. The worker entrypoint and the tests run this
-same sequence; only how the session starts (a LiveKit room, or fake audio I/O) differs.
+Record the transcript, wire every close path to the one save, recall (inside the pre-greeting
+deadline) before the agent exists, start the session, greet. The worker entrypoint and the
+tests run this same sequence; only how the session starts (a LiveKit room, or fake audio I/O)
+differs.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from lifecycle.plan import MemoryPlan
 from lifecycle.recall import recall_for
 from lifecycle.save import SharedSave
 from memory.api import Memory
+from memory.deadline import Deadline
 from transcript.recorder import TranscriptRecorder
 from transcript.recorder import attach as record_transcript
 
@@ -34,7 +36,7 @@ class CallSetup:
     instructions: str
     started_at: datetime
     run_id: str
-    recall_budget_seconds: float
+    recall_deadline: Deadline  # the pre-greeting deadline (lifecycle.opening)
     save_timeout_seconds: float
 
 
@@ -70,7 +72,7 @@ async def start_call(
         timeout=setup.save_timeout_seconds,
     )
     save_on_close(session, register_shutdown, save, end, room=room, then=after_save)
-    recall = await recall_for(setup.plan, memory, setup.recall_budget_seconds)
+    recall = await recall_for(setup.plan, memory, setup.recall_deadline)
     agent = Agent(instructions=with_memory(setup.instructions, recall))
     await start(agent)
     end.session_started = True

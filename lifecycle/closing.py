@@ -43,6 +43,7 @@ from lifecycle.plan import MemoryPlan
 from lifecycle.save import SaveReport, SharedSave
 from lifecycle.saving import CallScope, save_heard
 from memory.api import Memory
+from memory.deadline import Deadline, Late, within
 from transcript.recorder import TranscriptRecorder
 
 log = structlog.get_logger(__name__)
@@ -127,11 +128,12 @@ def shared_save(
         )
         heard = recorder.transcript  # read after the close: what it committed is in
         try:
-            report = await asyncio.wait_for(
+            report = await within(
+                Deadline.after(timeout),
                 save_heard(memory, scope, heard, ended_at=datetime.now(UTC), outcome=outcome),
-                timeout,
+                step="save",
             )
-        except TimeoutError:
+        except Late:
             return SaveReport("failed", "save_timeout", path)
         return SaveReport(report.status, report.reason, path)
 

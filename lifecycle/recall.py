@@ -1,18 +1,19 @@
-"""Recall before the first agent output, inside a time budget.
+"""Recall before the first agent output, inside the call's pre-greeting deadline.
 
-The greeting is never held past the budget: a recall that is slower, or that fails, lets the
-call go on without memory, and the reason is recorded once as a code.
+The greeting is never held past the deadline: a recall that is slower, or that fails, lets the
+call go on without memory, and the reason is recorded once as a code. A late recall is abandoned
+to the background (`memory.deadline.within`), never awaited on the call path.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 import structlog
 
 from lifecycle.plan import MemoryPlan
 from memory.api import Memory
+from memory.deadline import Deadline, Late, within
 from memory.models import Recall
 
 log = structlog.get_logger(__name__)
@@ -27,28 +28,33 @@ class RecallOutcome:
     reason: str | None = None  # why there is no memory: a code, never a value
 
 
+def over_budget(step: str) -> str:
+    """The reason code of a pre-greeting step still running at the deadline."""
+    return f"{step}_over_budget"
+
+
 async def recall_within(
-    memory: Memory, agent_id: str, user_id: str, budget_seconds: float
+    memory: Memory, agent_id: str, user_id: str, deadline: Deadline
 ) -> RecallOutcome:
     try:
-        result = await asyncio.wait_for(
-            memory.recall(agent_id, user_id, RECALL_CALLS), budget_seconds
+        result = await within(
+            deadline, memory.recall(agent_id, user_id, RECALL_CALLS), step="recall"
         )
-    except TimeoutError:
-        return _without("recall_over_budget")
+    except Late as late:
+        return without(over_budget(late.step))
     if result.error is not None:
-        return _without(result.error.code)
+        return without(result.error.code)
     return RecallOutcome(result.data)
 
 
-async def recall_for(plan: MemoryPlan, memory: Memory, budget_seconds: float) -> Recall | None:
+async def recall_for(plan: MemoryPlan, memory: Memory, deadline: Deadline) -> Recall | None:
     """The caller's memory when the plan reads it; save-only calls never see old facts."""
     if not plan.read or plan.user_id is None:
         return None
-    outcome = await recall_within(memory, plan.agent_id, plan.user_id, budget_seconds)
+    outcome = await recall_within(memory, plan.agent_id, plan.user_id, deadline)
     return outcome.recall
 
 
-def _without(reason: str) -> RecallOutcome:
+def without(reason: str) -> RecallOutcome:
     log.warning("call.memory_not_recalled", reason=reason)
     return RecallOutcome(None, reason)

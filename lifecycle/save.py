@@ -15,6 +15,8 @@ from typing import Literal
 
 import structlog
 
+from memory.deadline import Deadline, Late, within
+
 log = structlog.get_logger(__name__)
 
 SaveStatus = Literal["saved", "skipped", "failed"]
@@ -58,8 +60,10 @@ class SharedSave:
 
     async def _run(self, path: str) -> SaveReport:
         try:
-            report = await asyncio.wait_for(self._save(path), self._timeout)
-        except TimeoutError:
+            # like the greeting's deadline: a save stuck on a stalled server is abandoned to
+            # the background at the timeout instead of holding the job until the server answers
+            report = await within(Deadline.after(self._timeout), self._save(path), step="save")
+        except Late:
             report = SaveReport("failed", "save_timeout", path)
         log.info("call.save_finished", status=report.status, reason=report.reason, trigger=path)
         return report

@@ -9,9 +9,13 @@ from ever stopping).
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 import os
 import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -19,6 +23,8 @@ from typing import Any
 import asyncpg
 import platformdirs
 import structlog
+
+from memory.config import ConfigError
 
 log = structlog.get_logger(__name__)
 
@@ -110,10 +116,102 @@ async def _session_unchanged(conn: asyncpg.Connection) -> None:
     """
 
 
-async def create_pool(url: str, *, min_size: int = 1, max_size: int = 5) -> asyncpg.Pool:
-    """A pool sized for one process; see the README for sizing per concurrent call."""
-    pool = await asyncpg.create_pool(
-        url, min_size=min_size, max_size=max_size, reset=_session_unchanged
+DEFAULT_COMMAND_SECONDS = 5.0
+DEFAULT_STATEMENT_SECONDS = 5.0
+DEFAULT_LOCK_SECONDS = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class PoolTimeouts:
+    """Time limits every pool's connections carry (see the README's configuration table).
+
+    `command_seconds` is asyncpg's pool-level `command_timeout` (each query, client side; asyncpg
+    also gives up on the cancel of a timed-out or abandoned query after it and terminates the
+    connection) and the connect timeout. `statement_seconds` and `lock_seconds` are Postgres'
+    `statement_timeout` and `lock_timeout`, sent in the connection's start-up packet (no extra
+    round trip): the server itself stops a statement or lock wait nobody waits for any more.
+    0 turns a server-side limit off.
+    """
+
+    command_seconds: float = DEFAULT_COMMAND_SECONDS
+    statement_seconds: float = DEFAULT_STATEMENT_SECONDS
+    lock_seconds: float = DEFAULT_LOCK_SECONDS
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> PoolTimeouts:
+        return cls(
+            command_seconds=_seconds(
+                env, COMMAND_TIMEOUT_VAR, DEFAULT_COMMAND_SECONDS, allow_zero=False
+            ),
+            statement_seconds=_seconds(env, STATEMENT_TIMEOUT_VAR, DEFAULT_STATEMENT_SECONDS),
+            lock_seconds=_seconds(env, LOCK_TIMEOUT_VAR, DEFAULT_LOCK_SECONDS),
+        )
+
+    def server_settings(self) -> dict[str, str]:
+        return {
+            "statement_timeout": str(round(self.statement_seconds * 1000)),
+            "lock_timeout": str(round(self.lock_seconds * 1000)),
+        }
+
+
+COMMAND_TIMEOUT_VAR = "DATABASE_COMMAND_TIMEOUT_SECONDS"
+STATEMENT_TIMEOUT_VAR = "DATABASE_STATEMENT_TIMEOUT_SECONDS"
+LOCK_TIMEOUT_VAR = "DATABASE_LOCK_TIMEOUT_SECONDS"
+
+
+def _seconds(
+    env: Mapping[str, str], name: str, default: float, *, allow_zero: bool = True
+) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds") from None
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        rule = "0 or more" if allow_zero else "greater than 0"
+        raise ConfigError(f"{name} must be {rule}")
+    return value
+
+
+def new_pool(
+    url: str, *, min_size: int = 1, max_size: int = 5, timeouts: PoolTimeouts | None = None
+) -> asyncpg.Pool:
+    """A pool not yet connected: `await` it to connect (a job does that inside its deadline)."""
+    limits = PoolTimeouts.from_env() if timeouts is None else timeouts
+    return asyncpg.create_pool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        reset=_session_unchanged,
+        command_timeout=limits.command_seconds,
+        timeout=limits.command_seconds,
+        server_settings=limits.server_settings(),
     )
+
+
+async def create_pool(
+    url: str, *, min_size: int = 1, max_size: int = 5, timeouts: PoolTimeouts | None = None
+) -> asyncpg.Pool:
+    """A connected pool sized for one process; see the README for sizing per concurrent call."""
+    pool = await new_pool(url, min_size=min_size, max_size=max_size, timeouts=timeouts)
     assert pool is not None
     return pool
+
+
+async def close_pool(pool: asyncpg.Pool, within_seconds: float) -> None:
+    """Close gracefully within `within_seconds`, else cut every connection (a stalled server).
+
+    A pool that never finished connecting (abandoned at a call's deadline) has nothing to close.
+    """
+    closing = asyncio.ensure_future(pool.close())
+    done, _ = await asyncio.wait({closing}, timeout=within_seconds)
+    if not done:
+        closing.cancel()  # a cancelled close() terminates every connection at once
+        await asyncio.wait({closing})
+        log.warning("database.pool_terminated", reason="close_timeout")
+        return
+    error = closing.exception()
+    if error is not None and not isinstance(error, asyncpg.InterfaceError):
+        raise error

@@ -19,13 +19,13 @@ from livekit.agents import AgentServer, AgentSession, JobContext, cli
 
 from lifecycle.call import CallSetup, start_call
 from lifecycle.identity import parse_job_metadata, resolve_identity
-from lifecycle.plan import MemoryPlan, plan_memory
-from lifecycle.snapshot import take_snapshot
+from lifecycle.opening import Opening, identity_key
+from lifecycle.plan import MemoryPlan
 from memory.config import ConfigError
 from worker.catalog import default_catalog
 from worker.config import VoiceModels
 from worker.line import connect_caller
-from worker.runtime import open_runtime
+from worker.runtime import new_runtime
 from worker.session import ROOM_OPTIONS, build_session
 from worker.startup import needs_preparation, prepare_main_process, served_agent
 
@@ -45,17 +45,22 @@ everything else (room, participants, job shutdown) runs through livekit's own jo
 async def entrypoint(ctx: JobContext, sessions: SessionFactory = build_session) -> None:
     # every event of this call (call.*, memory.*) carries the room and job, never a number
     structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
-    runtime = await open_runtime()
+    runtime = new_runtime()
     spec = runtime.catalog.get(ctx.job.agent_name or served_agent(runtime.catalog))
     started_at = datetime.now(UTC)
-    settings = await take_snapshot(runtime.pool, spec.name, spec.memory)
+    opening = Opening(
+        runtime, spec.name, spec.memory, budget_seconds=runtime.config.recall_budget_seconds
+    )
     metadata = parse_job_metadata(ctx.job.metadata)
     await ctx.connect()
     if (caller := await connect_caller(ctx)) is None:
+        opening.abandon()
         await runtime.aclose()  # an outbound dial failed: nothing was heard, nothing is saved
         return
-    key = settings.binding.identity_key if settings and settings.binding else None
-    plan = plan_memory(spec.name, settings, resolve_identity(key, caller, metadata))
+    opened = await opening.on_the_line(
+        lambda s: resolve_identity(identity_key(s), caller, metadata)
+    )
+    plan = opened.plan
     report_plan(plan)
     session = sessions(runtime.config.models)
     setup = CallSetup(
@@ -63,7 +68,7 @@ async def entrypoint(ctx: JobContext, sessions: SessionFactory = build_session) 
         instructions=spec.instructions,
         started_at=started_at,
         run_id=ctx.job.id,
-        recall_budget_seconds=runtime.config.recall_budget_seconds,
+        recall_deadline=opened.deadline,
         save_timeout_seconds=runtime.config.save_timeout_seconds,
     )
     await start_call(

@@ -6,17 +6,22 @@ CLI prints instead of a stack trace.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memory.config import ConfigError, MemoryConfig
+from memory.database import PoolTimeouts
 
 REQUIRED_LIVEKIT = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
 DEFAULT_LLM = "gpt-4.1-mini"
 DEFAULT_STT = "gpt-4o-mini-transcribe"
 DEFAULT_TTS = "gpt-4o-mini-tts"
 DEFAULT_VOICE = "ash"
+DEFAULT_RECALL_BUDGET_SECONDS = 0.35
+WEB_DATABASE_DEADLINE_VAR = "WEB_DATABASE_DEADLINE_SECONDS"
+DEFAULT_WEB_DATABASE_DEADLINE_SECONDS = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +40,9 @@ class VoiceModels:
 class WorkerConfig:
     models: VoiceModels
     memory: MemoryConfig
-    recall_budget_seconds: float
+    recall_budget_seconds: float  # the pre-greeting deadline (lifecycle.opening)
     save_timeout_seconds: float
+    database: PoolTimeouts = field(default_factory=PoolTimeouts)
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
@@ -47,8 +53,8 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise ConfigError(f"{name} must be a number of seconds") from None
-    if value <= 0:
-        raise ConfigError(f"{name} must be greater than 0")
+    if not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"{name} must be a finite number greater than 0")
     return value
 
 
@@ -78,6 +84,14 @@ def load_worker_config(env: Mapping[str, str] = os.environ) -> WorkerConfig:
     return WorkerConfig(
         models=models,
         memory=memory,
-        recall_budget_seconds=_seconds(env, "CALL_RECALL_BUDGET_SECONDS", 0.35),
+        recall_budget_seconds=_seconds(
+            env, "CALL_RECALL_BUDGET_SECONDS", DEFAULT_RECALL_BUDGET_SECONDS
+        ),
         save_timeout_seconds=save_timeout,
+        database=PoolTimeouts.from_env(env),
     )
+
+
+def web_database_deadline(env: Mapping[str, str] = os.environ) -> float:
+    """How long any HTTP route (and `/healthz`) may wait for the database."""
+    return _seconds(env, WEB_DATABASE_DEADLINE_VAR, DEFAULT_WEB_DATABASE_DEADLINE_SECONDS)

@@ -2,7 +2,10 @@
 
 A route is registered only through `Route`, which must name a scope (or say it is public), so no
 route is open by accident. The wrapper authenticates and authorizes before the handler runs and
-leaves the caller's key on the request for the activity log.
+leaves the caller's key on the request for the activity log. Then the handler runs inside the
+app's database deadline (`memory.deadline`): past it the answer is 503 `memory_unavailable` at
+once, and the handler's database work is abandoned to the background. A route that also waits
+on another service (LiveKit) says `deadline="own"` and bounds its database work with `bounded`.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 from memory.api import Memory
+from memory.deadline import Deadline, Late, within
 from memory.envelope import ErrorInfo, Result
-from memory.errors import InvalidRequest
+from memory.errors import InvalidRequest, Unavailable
 from worker.auth import ApiKey, Scope, authenticate, authorize
 from worker.catalog import Catalog
 
@@ -31,6 +35,7 @@ POOL = web.AppKey("pool", asyncpg.Pool)
 CATALOG = web.AppKey("catalog", Catalog)
 API_KEYS: web.AppKey[tuple[ApiKey, ...]] = web.AppKey("api_keys")
 MEMORY = web.AppKey("memory", Memory)
+DATABASE_DEADLINE = web.AppKey("database_deadline_seconds", float)
 CALLER = web.RequestKey("caller", ApiKey)
 
 
@@ -40,6 +45,7 @@ class Route:
     path: str
     handler: Handler
     scope: Scope | Literal["public"]
+    deadline: Literal["route", "own"] = "route"  # "own": the handler bounds its database work
 
 
 class EnvelopeError(Exception):
@@ -53,19 +59,31 @@ class EnvelopeError(Exception):
 
 
 def guarded(route: Route) -> Handler:
-    """The route's handler behind authentication and its scope check."""
-    if route.scope == "public":
-        return route.handler
-    scope: Scope = route.scope
+    """The route's handler behind authentication, its scope check and the database deadline."""
+    scope = route.scope
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        keys = request.app[API_KEYS]
-        key = authenticate(keys, request.headers.get("Authorization"))
-        authorize(key, scope)
-        request[CALLER] = key
-        return await route.handler(request)
+        if scope != "public":
+            keys = request.app[API_KEYS]
+            key = authenticate(keys, request.headers.get("Authorization"))
+            authorize(key, scope)
+            request[CALLER] = key
+        if route.deadline == "own":
+            return await route.handler(request)
+        if request.can_read_body:
+            await request.read()  # a slow upload is not the database's time (kept for the handler)
+        return await bounded(request, route.handler(request))
 
     return handle
+
+
+async def bounded(request: web.Request, work: Awaitable[T]) -> T:
+    """Database work of one request, within the app's deadline; past it `memory_unavailable`."""
+    deadline = Deadline.after(request.app[DATABASE_DEADLINE])
+    try:
+        return await within(deadline, work, step="http")
+    except Late:
+        raise Unavailable("the database did not answer within the deadline") from None
 
 
 def actor(request: web.Request) -> str:

@@ -1,22 +1,31 @@
-"""The one open route: a health check that also proves the database answers."""
+"""The one open route: a health check that proves the database answers, within a deadline.
+
+A stalled or unreachable database gives 503 `degraded` at the deadline at the latest; the probe
+itself is abandoned to the background (`memory.deadline`), never waited for.
+"""
 
 from __future__ import annotations
 
-import asyncpg
 from aiohttp import web
 
-from worker.routes_context import POOL, Route, respond
-
-_DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
-TIMEOUT_SECONDS = 2.0
+from memory.db_errors import DB_ERRORS
+from memory.deadline import Deadline, Late, within
+from worker.routes_context import DATABASE_DEADLINE, POOL, Route, respond
 
 
 async def health(request: web.Request) -> web.Response:
+    deadline = Deadline.after(request.app[DATABASE_DEADLINE])
     try:
-        await request.app[POOL].fetchval("select 1", timeout=TIMEOUT_SECONDS)
-    except _DB_ERRORS:
-        return respond({"status": "unavailable", "database": "unreachable"}, status=503)
+        await within(deadline, request.app[POOL].fetchval("select 1"), step="health")
+    except Late:
+        return _degraded("timeout")
+    except DB_ERRORS:
+        return _degraded("unreachable")
     return respond({"status": "ok", "database": "ok"})
 
 
-ROUTES = (Route("GET", "/healthz", health, "public"),)
+def _degraded(database: str) -> web.Response:
+    return respond({"status": "degraded", "database": database}, status=503)
+
+
+ROUTES = (Route("GET", "/healthz", health, "public", deadline="own"),)

@@ -27,7 +27,16 @@ from worker.identities import (
     merge_customer_id,
     outbound_metadata,
 )
-from worker.routes_context import CATALOG, POOL, Route, parse_body, read_json, respond, timestamp
+from worker.routes_context import (
+    CATALOG,
+    POOL,
+    Route,
+    bounded,
+    parse_body,
+    read_json,
+    respond,
+    timestamp,
+)
 
 DISPATCHER: web.AppKey[Dispatcher | None] = web.AppKey("dispatcher")
 _AGENT_ID = Field(alias="agentId", min_length=1, max_length=limits.MAX_AGENT_ID_CHARS)
@@ -58,7 +67,7 @@ def _dispatcher(request: web.Request) -> Dispatcher:
 
 async def _memory_outlook(request: web.Request, agent_id: str, metadata: str) -> dict[str, Any]:
     """What the worker will decide for a browser participant with this metadata."""
-    stored = await load_settings(request.app[POOL], agent_id)
+    stored = await bounded(request, load_settings(request.app[POOL], agent_id))
     key = None if stored.binding is None else stored.binding.identity_key
     identity = resolve_identity(key, Caller(is_sip=False), parse_job_metadata(metadata))
     return {
@@ -125,6 +134,7 @@ async def list_agents(request: web.Request) -> web.Response:
 
 ROUTES = (
     Route("GET", "/api/voice/agents", list_agents, "voice:rooms"),
-    Route("POST", "/api/voice/rooms", open_room, "voice:rooms"),
-    Route("POST", "/api/voice/calls", start_call, "voice:calls"),
+    # these two also wait on LiveKit: only their database reads are bounded (by `bounded`)
+    Route("POST", "/api/voice/rooms", open_room, "voice:rooms", deadline="own"),
+    Route("POST", "/api/voice/calls", start_call, "voice:calls", deadline="own"),
 )

@@ -2,7 +2,9 @@
 
 Each LiveKit job runs in its own process, so each opens its own pool, sized for one call
 (see the README for connections per N concurrent calls). The database URL was resolved once by
-the worker's main process and reached this process through `DATABASE_URL`.
+the worker's main process and reached this process through `DATABASE_URL`. The runtime is built
+without touching the database; the pool connects inside the call's pre-greeting deadline
+(`lifecycle.opening`), and closing it is bounded too.
 """
 
 from __future__ import annotations
@@ -13,38 +15,60 @@ from dataclasses import dataclass
 import asyncpg
 
 from memory.api import Memory, open_memory
-from memory.database import create_pool, database_url
-from memory.errors import MemoryFailure
+from memory.database import close_pool, database_url, new_pool
+from memory.db_errors import translated
+from memory.errors import MemoryFailure, Unavailable
 from memory.store import MemoryStore
 from worker.catalog import Catalog, default_catalog
 from worker.config import WorkerConfig, load_worker_config
 
 JOB_POOL_MIN = 1
 JOB_POOL_MAX = 2
+CLOSE_SECONDS = 2.0  # graceful pool close at the end of a job; then its connections are cut
 
 
 @dataclass(frozen=True, slots=True)
 class Runtime:
     config: WorkerConfig
     pool: asyncpg.Pool
+    store: MemoryStore
     memory: Memory
     catalog: Catalog
 
+    async def connect(self) -> None:
+        """Open the pool's connections (the first step before the greeting)."""
+        async with translated(Unavailable, "pool connect"):
+            await self.pool
+
+    async def check_capability(self) -> None:
+        # each job is a new process: check the capability while the caller is still joining,
+        # so recall before the greeting is one query; a failure shows again (as a code) at recall
+        with contextlib.suppress(MemoryFailure):
+            await self.store.ensure_capability()
+
     async def aclose(self) -> None:
-        await self.pool.close()
+        await close_pool(self.pool, CLOSE_SECONDS)
 
 
-async def open_runtime() -> Runtime:
-    config = load_worker_config()
-    pool = await create_pool(database_url(), min_size=JOB_POOL_MIN, max_size=JOB_POOL_MAX)
+def new_runtime(config: WorkerConfig | None = None) -> Runtime:
+    """The job's runtime with its pool not yet connected (no database work here)."""
+    config = load_worker_config() if config is None else config
+    pool = new_pool(
+        database_url(), min_size=JOB_POOL_MIN, max_size=JOB_POOL_MAX, timeouts=config.database
+    )
     store = MemoryStore(pool)
-    # each job is a new process: check the capability now, while the caller is still joining,
-    # so recall before the greeting is one query; a failure shows again (as a code) at recall
-    with contextlib.suppress(MemoryFailure):
-        await store.ensure_capability()
     return Runtime(
         config=config,
         pool=pool,
+        store=store,
         memory=open_memory(store, config.memory),
         catalog=default_catalog(),
     )
+
+
+async def open_runtime() -> Runtime:
+    """A runtime connected and checked now, without a deadline (CLI and tests)."""
+    runtime = new_runtime()
+    await runtime.connect()
+    await runtime.check_capability()
+    return runtime

@@ -16,6 +16,7 @@ import asyncpg
 import structlog
 from aiohttp import web
 
+from memory import database
 from memory.api import open_memory
 from memory.config import MemoryConfig
 from memory.database import create_pool, database_url
@@ -37,11 +38,13 @@ from worker import (
 from worker.access_log import AccessLogger
 from worker.auth import ENV_VAR, ApiKey, AuthFailure, parse_api_keys, scopes_of
 from worker.catalog import Catalog, UnknownAgent, default_catalog
+from worker.config import DEFAULT_WEB_DATABASE_DEADLINE_SECONDS, web_database_deadline
 from worker.dispatcher import Dispatcher, LiveKitFailed, VoiceNotConfigured
 from worker.identities import InvalidIdentities
 from worker.routes_context import (
     API_KEYS,
     CATALOG,
+    DATABASE_DEADLINE,
     MEMORY,
     POOL,
     EnvelopeError,
@@ -68,6 +71,7 @@ ROUTES: tuple[Route, ...] = (
 PAGES: tuple[Route, ...] = routes_page.ROUTES
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
+CLOSE_SECONDS = 2.0  # graceful pool close at shutdown; then its connections are cut
 
 _CODED = (
     MemoryFailure,
@@ -120,10 +124,12 @@ def create_app(
     api_keys: Sequence[ApiKey],
     memory_config: MemoryConfig,
     voice: VoiceSettings | None = None,
+    database_deadline_seconds: float = DEFAULT_WEB_DATABASE_DEADLINE_SECONDS,
 ) -> web.Application:
     """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit."""
     app = web.Application(middlewares=[error_middleware])
     app[POOL] = pool
+    app[DATABASE_DEADLINE] = database_deadline_seconds
     app[CATALOG] = catalog
     app[API_KEYS] = tuple(api_keys)
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
@@ -150,10 +156,11 @@ async def _serve(
         api_keys=api_keys,
         memory_config=MemoryConfig.from_env(),
         voice=voice,
+        database_deadline_seconds=web_database_deadline(),
     )
 
     async def close_pool(_: web.Application) -> None:
-        await pool.close()
+        await database.close_pool(pool, CLOSE_SECONDS)
 
     app.on_cleanup.append(close_pool)
     log.info(
@@ -172,6 +179,8 @@ def main() -> int:
         api_keys = parse_api_keys(os.environ.get(ENV_VAR))
         port = int(os.environ.get("PORT", DEFAULT_PORT))
         MemoryConfig.from_env()  # fail on a bad memory configuration before serving
+        database.PoolTimeouts.from_env()
+        web_database_deadline()
         voice = load_voice_settings()
     except ValueError as exc:  # every configuration error is a ValueError with a clear message
         print(f"configuration error: {exc}", file=sys.stderr)

@@ -21,16 +21,24 @@ from livekit.agents import AgentSession
 
 from lifecycle.call import CallSetup, RunningCall, start_call
 from lifecycle.identity import JobMetadata, resolve_identity
+from lifecycle.opening import Opening, identity_key
 from lifecycle.plan import MemoryPlan, plan_memory
 from lifecycle.snapshot import take_snapshot
-from memory.api import Memory
+from memory.api import Memory, open_memory
+from memory.config import MemoryConfig
+from memory.database import PoolTimeouts, new_pool
+from memory.deadline import Deadline
 from memory.extraction import FRAME_CLOSE, FRAME_OPEN
 from memory.settings import CodeDefaults
 from memory.settings_store import offer_code_bindings
+from memory.store import MemoryStore
 from sip.caller import Caller
 from tests.model_server import ModelServer
 from tests.voice.fake_devices import FakeCallIO, fake_session, wait_until, wire
 from tests.voice.fake_models import FakeLLM, FakeSTT
+from worker.catalog import default_catalog
+from worker.config import load_worker_config
+from worker.runtime import JOB_POOL_MAX, JOB_POOL_MIN, Runtime
 
 AGENT = "support"
 CALLER = "+34 600 111 222"
@@ -83,8 +91,53 @@ async def voice_call(
     budget: float = 1.0,
     barge_in: bool = False,
     llm_word_delay: float = 0.0,
+    save_timeout: float = 5.0,
 ) -> AsyncIterator[Harness]:
-    fake_llm = FakeLLM([GREETING, *replies], word_delay=llm_word_delay)
+    """A call whose plan is already known; recall runs inside `budget` from call open."""
+    opened_at = time.monotonic()
+    deadline = Deadline.after(budget, start=opened_at)
+    async with _call(
+        memory,
+        plan,
+        deadline,
+        opened_at,
+        replies,
+        barge_in=barge_in,
+        word_delay=llm_word_delay,
+        save_timeout=save_timeout,
+    ) as harness:
+        yield harness
+
+
+@asynccontextmanager
+async def opening_call(
+    runtime: Runtime, code: CodeDefaults, *replies: str, budget: float, caller: Caller | None = None
+) -> AsyncIterator[Harness]:
+    """A call from room open, as the worker runs it: pool, capability, settings and recall
+    inside one deadline (`lifecycle.opening`), the caller on the line at once."""
+    opened_at = time.monotonic()
+    opening = Opening(runtime, AGENT, code, budget_seconds=budget)
+    who = caller or Caller(is_sip=True, phone_number=CALLER)
+    opened = await opening.on_the_line(
+        lambda s: resolve_identity(identity_key(s), who, JobMetadata()), at=opened_at
+    )
+    async with _call(runtime.memory, opened.plan, opened.deadline, opened_at, replies) as harness:
+        yield harness
+
+
+@asynccontextmanager
+async def _call(
+    memory: Memory,
+    plan: MemoryPlan,
+    deadline: Deadline,
+    opened_at: float,
+    replies: tuple[str, ...],
+    *,
+    barge_in: bool = False,
+    word_delay: float = 0.0,
+    save_timeout: float = 5.0,
+) -> AsyncIterator[Harness]:
+    fake_llm = FakeLLM([GREETING, *replies], word_delay=word_delay)
     fake_stt = FakeSTT() if barge_in else None
     session = fake_session(llm_model=fake_llm, stt_model=fake_stt)
     call_io = wire(session, mic=barge_in)
@@ -93,8 +146,7 @@ async def voice_call(
     def register(cb: Callback) -> None:
         callbacks.append(cb)
 
-    setup = CallSetup(plan, INSTRUCTIONS, datetime.now(UTC), "job-1", budget, 5.0)
-    opened_at = time.monotonic()
+    setup = CallSetup(plan, INSTRUCTIONS, datetime.now(UTC), "job-1", deadline, save_timeout)
     running = await start_call(
         session,
         memory,
@@ -121,3 +173,11 @@ async def seed(memory: Memory, server: ModelServer, fact: str) -> None:
     server.answer([{"op": "add", "handle": None, "content": fact}], "Earlier call.")
     result = await memory.add("seed", AGENT, CALLER)
     assert result.error is None, result.error
+
+
+def job_runtime(url: str, memory_config: MemoryConfig, timeouts: PoolTimeouts) -> Runtime:
+    """A job's runtime over `url`, its pool not yet connected (as `worker.runtime.new_runtime`)."""
+    pool = new_pool(url, min_size=JOB_POOL_MIN, max_size=JOB_POOL_MAX, timeouts=timeouts)
+    store = MemoryStore(pool)
+    config = load_worker_config({"OPENAI_API_KEY": "test"})
+    return Runtime(config, pool, store, open_memory(store, memory_config), default_catalog())

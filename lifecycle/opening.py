@@ -1,0 +1,119 @@
+"""Everything memory does before the greeting, inside one deadline.
+
+The work starts with the job (room open) and runs while the worker joins the room and waits for
+the caller: connect the job's pool, check the capability, snapshot the settings. Once the caller
+is on the line, the greeting waits for memory at most the budget: one deadline, measured from
+that moment, covers whatever of those steps is still running and then recall (inbound callers
+are in the room when it opens; an outbound callee is on the line when they answer, and nothing
+can be said to anyone earlier). Past the deadline the call greets without memory and one code
+names the step that was late: `pool_over_budget`, `capability_over_budget`,
+`settings_over_budget` (and `recall_over_budget`, from `lifecycle.recall`). Late work is
+abandoned to the background (`memory.deadline`), never awaited on the call path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import structlog
+
+from lifecycle.identity import Identity
+from lifecycle.plan import MemoryPlan, plan_memory
+from lifecycle.recall import over_budget, without
+from lifecycle.snapshot import take_snapshot
+from memory.deadline import ABANDONED, Abandoned, Deadline, Late, within
+from memory.errors import MemoryFailure
+from memory.settings import CallSettings, CodeDefaults
+from memory.settings_store import Queryable
+
+log = structlog.get_logger(__name__)
+
+STEPS = ("pool", "capability", "settings")
+
+
+class Backend(Protocol):
+    """The job's database side: a pool that connects on demand and the capability check."""
+
+    @property
+    def pool(self) -> Queryable: ...
+
+    async def connect(self) -> None:
+        """Open the pool's connections; raises `MemoryFailure` when the server refuses."""
+
+    async def check_capability(self) -> None:
+        """Check schema and capability once; a failure shows again, as a code, at recall."""
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """What the call knows about memory when the caller is on the line."""
+
+    plan: MemoryPlan
+    deadline: Deadline  # recall runs inside the same deadline
+
+
+def identity_key(settings: CallSettings | None) -> str | None:
+    """The key that names the caller's identity, from the snapshot's binding."""
+    return settings.binding.identity_key if settings and settings.binding else None
+
+
+class Opening:
+    """The pre-greeting memory work of one call, begun at room open."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        agent_id: str,
+        code: CodeDefaults,
+        *,
+        budget_seconds: float,
+        holder: Abandoned = ABANDONED,
+    ) -> None:
+        self._backend = backend
+        self._agent_id = agent_id
+        self._code = code
+        self._budget = budget_seconds
+        self._holder = holder
+        self._step = STEPS[0]
+        self._work = asyncio.ensure_future(self._prepare())
+
+    async def _prepare(self) -> CallSettings | None:
+        try:
+            await self._backend.connect()
+        except MemoryFailure as failure:
+            log.warning(
+                "call.settings_unavailable", agent_id=self._agent_id, error_code=failure.code
+            )
+            return None
+        self._step = "capability"
+        await self._backend.check_capability()
+        self._step = "settings"
+        return await take_snapshot(self._backend.pool, self._agent_id, self._code)
+
+    async def on_the_line(
+        self, identify: Callable[[CallSettings | None], Identity], *, at: float | None = None
+    ) -> Opened:
+        """The call's memory plan, the settings step waited for until the deadline at most.
+
+        `at` is when the caller was on the line (`time.monotonic()`, default now); `identify`
+        resolves the caller under the snapshot's identity key.
+        """
+        deadline = Deadline.after(self._budget, start=time.monotonic() if at is None else at)
+        try:
+            settings = await within(deadline, self._work, step="opening", holder=self._holder)
+        except Late:
+            reason = over_budget(self._step)
+            without(reason)
+            plan = plan_memory(self._agent_id, None, identify(None))
+            return Opened(dataclasses.replace(plan, reason=reason), deadline)
+        return Opened(plan_memory(self._agent_id, settings, identify(settings)), deadline)
+
+    def abandon(self) -> None:
+        """No caller (an outbound dial failed): the work goes on only until it is cancelled."""
+        if not self._work.done():
+            self._holder.hold(self._work, "opening")
