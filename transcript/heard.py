@@ -71,9 +71,7 @@ def heard_in(playback: Playback) -> SegmentHeard:
     return SegmentHeard(text=text, whole=whole)
 
 
-def mark_ends(
-    marks: Sequence[Mark], *, pushed: float, audio_complete: bool
-) -> list[float | None]:
+def mark_ends(marks: Sequence[Mark], *, pushed: float, audio_complete: bool) -> list[float | None]:
     """Where each mark's audio ends, in segment seconds; None when that is not known."""
     ends: list[float | None] = []
     for index, mark in enumerate(marks):

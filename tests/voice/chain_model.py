@@ -101,14 +101,18 @@ def build(
                 pending = [Mark(text=word + " ", start=audio, end=audio + seconds)]
             elif mode == "word_starts":
                 pending = [Mark(text=word + " ", start=audio)]
-            wall = _deliver(frames, seconds, wall, delivery, sizes, pending)
+            wall = _deliver(
+                frames, seconds, wall=wall, delivery=delivery, sizes=sizes, marks=pending
+            )
             pending = []
             audio += seconds
             words.append(word)
             ends.append(audio)
         if mode in ("sentence_ends", "sentences"):
             audio += SENTENCE_PAD
-            wall = _deliver(frames, SENTENCE_PAD, wall, delivery, sizes, [])
+            wall = _deliver(
+                frames, SENTENCE_PAD, wall=wall, delivery=delivery, sizes=sizes, marks=[]
+            )
             if mode == "sentence_ends":
                 last = frames[-1]
                 frames[-1] = Frame(last.seconds, last.arrives, (Mark(text="", start=audio),))
@@ -119,6 +123,7 @@ def build(
 def _deliver(
     frames: list[Frame],
     seconds: float,
+    *,
     wall: float,
     delivery: float,
     sizes: Iterator[float],

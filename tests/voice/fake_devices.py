@@ -78,8 +78,9 @@ class FakeSpeaker(io.AudioOutput):
 
     A segment starts at its first frame and ends when all of it has played (not interrupted) or
     at `clear_buffer()` (interrupted). Frames play back to back in real time; when the next frame
-    arrives after the previous one finished, the sink is silent in between (a stall). `first_frame_at` is the `time.monotonic()` of the first
-    frame ever captured; `segments` lists what each segment played.
+    arrives after the previous one finished, the sink is silent in between (a stall).
+    `first_frame_at` is the `time.monotonic()` of the first frame ever captured; `segments` lists
+    what each segment played.
     """
 
     def __init__(self) -> None:

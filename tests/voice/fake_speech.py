@@ -94,9 +94,7 @@ class _SpokenChunkedStream(tts.ChunkedStream):
         voice = self._fake.voice
         words = self.input_text.split()
         samples = [voice.word_samples(word) for word in words]
-        self._fake.spoken.append(
-            Spoken(self.input_text, tuple(n / SAMPLE_RATE for n in samples))
-        )
+        self._fake.spoken.append(Spoken(self.input_text, tuple(n / SAMPLE_RATE for n in samples)))
         await asyncio.sleep(voice.first_byte)
         await self._fake.delivery.send(sum(samples), output_emitter)
         output_emitter.flush()
