@@ -57,6 +57,7 @@ async def call(
     tts_fail_on: str | None = None,
     llm_word_delay: float = 0.0,
     attach_after_start: bool = False,
+    attach_before_outputs: bool = False,
 ) -> AsyncIterator[Call]:
     """A started session with fake I/O and a recorder attached the way the entrypoint does."""
     fake_llm = FakeLLM(replies, word_delay=llm_word_delay)
@@ -67,8 +68,10 @@ async def call(
         stt_model=fake_stt,
         aligned_transcript=aligned,
     )
+    recorder = attach(session) if attach_before_outputs else None
     call_io = wire(session, synchronized=synchronized, transcription=transcription, mic=barge_in)
-    recorder = None if attach_after_start else attach(session)
+    if recorder is None and not attach_after_start:
+        recorder = attach(session)
     await session.start(agent=Agent(instructions="You tell stories."))
     recorder = recorder or attach(session)
     try:
@@ -270,6 +273,16 @@ async def test_hang_up_mid_reply_saves_the_played_prefix() -> None:
 async def test_recorder_attached_after_start_follows_the_audio_output() -> None:
     """Attaching once the session runs still sees playback and saves the prefix."""
     async with call(STORY, attach_after_start=True) as c:
+        await cut_story(c)
+        transcript = c.recorder.transcript
+    assert transcript[1] == Message(role="assistant", content=FIRST)
+    assert_played_prefix(transcript[1]["content"], c)
+
+
+async def test_recorder_attached_before_the_outputs_exist_measures_from_the_first_speech() -> None:
+    """As in the worker, where RoomIO installs the outputs during start(): the meter is placed
+    when the first speech is created."""
+    async with call(STORY, attach_before_outputs=True) as c:
         await cut_story(c)
         transcript = c.recorder.transcript
     assert transcript[1] == Message(role="assistant", content=FIRST)
