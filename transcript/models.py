@@ -22,15 +22,37 @@ class Message(TypedDict):
 
 
 @dataclass(frozen=True, slots=True)
+class Mark:
+    """One timed transcript the TTS attached to the audio of a segment (livekit's TimedString).
+
+    Times are seconds into the segment's audio, the time base of the playback position.
+    """
+
+    text: str
+    start: float | None = None
+    """Where the text's audio begins, when the TTS says (sentence starts, word starts)."""
+    end: float | None = None
+    """Where the text's audio ends, when the TTS says (word timestamps)."""
+    arrived_at: float = 0.0
+    """Seconds of the segment's audio already pushed when the frame carrying it arrived."""
+
+
+@dataclass(frozen=True, slots=True)
 class Playback:
-    """One playback-finished report of the audio output for a speech segment."""
+    """One audio segment as measured in the output chain, reported when its playback ended."""
 
     position: float
-    """Seconds of the segment pushed to the sink before it ended or was cleared."""
+    """Seconds of the segment played before it ended or was cleared (the sink's report)."""
     interrupted: bool
     """The segment was cleared before all of its audio played."""
-    synchronized_transcript: str | None
-    """The text the transcript synchronizer released; None when no synchronizer was active."""
+    synchronized_transcript: str | None = None
+    """The text the transcript synchronizer released (pacing, kept for diagnosis only)."""
+    marks: tuple[Mark, ...] = ()
+    """Timed transcripts carried by the segment's frames, in arrival order."""
+    pushed: float = 0.0
+    """Seconds of audio pushed into the chain for this segment."""
+    audio_complete: bool = False
+    """All of the segment's audio was pushed: its source ended, not cancelled or truncated."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +94,17 @@ class Verdict(StrEnum):
     CUT_WITHOUT_INTERRUPTION = "cut_without_interruption"
     PRERECORDED_AUDIO = "prerecorded_audio"
     NOT_PLAYED = "not_played"
-    UNSYNCHRONIZED = "unsynchronized"
-    TRANSCRIPT_MISMATCH = "transcript_mismatch"
+    UNMEASURED = "unmeasured"
+    NOTHING_FINISHED = "nothing_finished"
 
     @property
     def contributes(self) -> bool:
         return self in (Verdict.COMPLETE, Verdict.PLAYED_PREFIX)
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """A turn's verdict and the text it contributes ("" when it contributes nothing)."""
+
+    verdict: Verdict
+    text: str

@@ -9,12 +9,16 @@ Facts come from:
 - `conversation_item_added`: committed messages, in order (handoffs, config updates and other
   non-message items are skipped; tool calls never arrive here);
 - `speech_created`: the source of each speech (`say` or `generate_reply`);
-- the audio output's `playback_finished`: attributed to `session.current_speech`, which is the
+- a `transcript.meter.PlayoutMeter` placed at the head of the session's audio output: one
+  measured `Playback` per audio segment, attributed to `session.current_speech`, which is the
   speech playing when the report arrives and still the producing speech when its message is
   committed (observed in every configuration of the tests, including a close mid-reply).
 
-The audio output is (re)subscribed when each speech is created, because RoomIO installs it
-during `start()` and it may be replaced later.
+The meter is placed when the recorder is attached and again whenever a speech is created while
+the head of the chain is not this recorder's meter: RoomIO installs its outputs during
+`start()`, after the entrypoint attached, and a speech's task reads the output only after its
+`speech_created` event. Placing it swaps `session.output.audio` for a pass-through over the same
+chain, which works with any Agent (nothing is subclassed).
 """
 
 from __future__ import annotations
@@ -28,9 +32,9 @@ from livekit.agents import (
     SpeechCreatedEvent,
     llm,
 )
-from livekit.agents.voice.io import AudioOutput, PlaybackFinishedEvent
 
 from transcript.assembly import assemble, heard_anything, judge
+from transcript.meter import PlayoutMeter
 from transcript.models import Message, Playback, Speech, SpeechSource, Turn
 
 log = structlog.get_logger(__name__)
@@ -46,10 +50,10 @@ class TranscriptRecorder:
         self._turns: list[Turn] = []
         self._sources: dict[str, SpeechSource] = {}
         self._playbacks: dict[str, list[Playback]] = {}
-        self._audio: AudioOutput | None = None
+        self._meter: PlayoutMeter | None = None
         session.on("conversation_item_added", self._on_item_added)
         session.on("speech_created", self._on_speech_created)
-        self._follow_audio_output()
+        self._place_meter()
 
     @property
     def turns(self) -> tuple[Turn, ...]:
@@ -70,35 +74,28 @@ class TranscriptRecorder:
         """Stop listening; what was recorded stays readable."""
         self._session.off("conversation_item_added", self._on_item_added)
         self._session.off("speech_created", self._on_speech_created)
-        if self._audio is not None:
-            self._audio.off("playback_finished", self._on_playback_finished)
-            self._audio = None
+        if self._meter is not None:
+            self._meter.stop_reporting()  # stays in the chain as a plain pass-through
+            self._meter = None
 
-    def _follow_audio_output(self) -> None:
-        current = self._session.output.audio
-        if current is self._audio:
+    def _place_meter(self) -> None:
+        head = self._session.output.audio
+        if head is None or head is self._meter:
             return
-        if self._audio is not None:
-            self._audio.off("playback_finished", self._on_playback_finished)
-        self._audio = current
-        if current is not None:
-            current.on("playback_finished", self._on_playback_finished)
+        if self._meter is not None:
+            self._meter.stop_reporting()
+        self._meter = PlayoutMeter(head, self._on_playback)
+        self._session.output.audio = self._meter
 
     def _on_speech_created(self, ev: SpeechCreatedEvent) -> None:
         self._sources[ev.speech_handle.id] = ev.source
-        self._follow_audio_output()
+        self._place_meter()
 
-    def _on_playback_finished(self, ev: PlaybackFinishedEvent) -> None:
+    def _on_playback(self, playback: Playback) -> None:
         speech = self._session.current_speech
         if speech is None:
             return
-        self._playbacks.setdefault(speech.id, []).append(
-            Playback(
-                position=ev.playback_position,
-                interrupted=ev.interrupted,
-                synchronized_transcript=ev.synchronized_transcript,
-            )
-        )
+        self._playbacks.setdefault(speech.id, []).append(playback)
 
     def _on_item_added(self, ev: ConversationItemAddedEvent) -> None:
         item = ev.item
@@ -114,7 +111,7 @@ class TranscriptRecorder:
             raw_text=raw if raw != text else None,
         )
         self._turns.append(turn)
-        verdict = judge(turn)
+        verdict = judge(turn).verdict
         if turn.interrupted and not verdict.contributes:
             log.info("transcript.reply_withheld", reason=verdict.value, message_id=item.id)
 

@@ -1,7 +1,10 @@
-"""The conversation session: models from configuration, the transcript synchronizer kept.
+"""The conversation session: models from configuration, every reply's playback measurable.
 
-Room transcription output stays on with synchronization, because the synchronized transcript
-is what makes the played prefix of an interrupted reply knowable.
+The TTS goes through `transcript.sentences.measurable`: OpenAI's TTS is not streaming, so it is
+synthesized sentence by sentence with each sentence's end carried on its last audio frame, which
+is what lets the transcript recorder prove which sentences of an interrupted reply played. Room
+transcription stays on with synchronization for the caller's display; the saved transcript does
+not depend on it.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from typing import Any
 from livekit.agents import AgentSession, room_io
 from livekit.plugins import openai
 
+from transcript.sentences import measurable
 from worker.config import VoiceModels
 
 ROOM_OPTIONS = room_io.RoomOptions(
@@ -26,5 +30,5 @@ def build_session(models: VoiceModels) -> AgentSession[Any]:
     return AgentSession(
         stt=openai.STT(model=models.stt, **kwargs),
         llm=openai.LLM(model=models.llm, **kwargs),
-        tts=openai.TTS(model=models.tts, voice=models.voice, **kwargs),
+        tts=measurable(openai.TTS(model=models.tts, voice=models.voice, **kwargs)),
     )

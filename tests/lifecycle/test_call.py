@@ -197,7 +197,7 @@ async def test_hang_up_mid_reply_saves_the_played_prefix(
         await call.wait_turns(1)
         call.session.generate_reply(user_input="Tell me a story.")
         await call.wait_turns(2)
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(1.2)  # the first sentence (0.84 s of audio) has finished playing
         await call.shutdown()
         await call.running.save.wait("test")
     sent = saved_transcript(model_server.requests[0])

@@ -56,14 +56,31 @@ class _Segment:
     pushed: float = 0.0
     flushed: bool = False
     playout: asyncio.Task[None] | None = None
+    runs: list[tuple[float, float]] = field(default_factory=list)
+    """(monotonic start, seconds) of each frame's playback; a frame that arrives after the
+    previous one finished starts late (the sink ran dry), as a real audio device does."""
+
+    def add(self, now: float, seconds: float) -> None:
+        start = max(now, self.ends_at)
+        self.runs.append((start, seconds))
+        self.pushed += seconds
+
+    @property
+    def ends_at(self) -> float:
+        return self.runs[-1][0] + self.runs[-1][1] if self.runs else self.started_at
+
+    def played(self, now: float) -> float:
+        return sum(min(seconds, max(0.0, now - start)) for start, seconds in self.runs)
 
 
 class FakeSpeaker(io.AudioOutput):
     """Plays captured audio against the wall clock, like a real sink.
 
     A segment starts at its first frame and ends when all of it has played (not interrupted) or
-    at `clear_buffer()` (interrupted). `first_frame_at` is the `time.monotonic()` of the first
-    frame ever captured; `segments` lists what each segment played.
+    at `clear_buffer()` (interrupted). Frames play back to back in real time; when the next frame
+    arrives after the previous one finished, the sink is silent in between (a stall).
+    `first_frame_at` is the `time.monotonic()` of the first frame ever captured; `segments` lists
+    what each segment played.
     """
 
     def __init__(self) -> None:
@@ -86,7 +103,7 @@ class FakeSpeaker(io.AudioOutput):
         if self._segment is None:
             self._segment = _Segment(started_at=now)
             self.on_playback_started(created_at=time.time())
-        self._segment.pushed += frame.duration
+        self._segment.add(now, frame.duration)
 
     def flush(self) -> None:
         super().flush()
@@ -107,7 +124,7 @@ class FakeSpeaker(io.AudioOutput):
         await utils.aio.cancel_and_wait(*self._tasks)
 
     async def _play_out(self, segment: _Segment) -> None:
-        await asyncio.sleep(max(0.0, segment.started_at + segment.pushed - time.monotonic()))
+        await asyncio.sleep(max(0.0, segment.ends_at - time.monotonic()))
         self._finish(segment, interrupted=False)
 
     def _finish(self, segment: _Segment, *, interrupted: bool) -> None:
@@ -116,7 +133,7 @@ class FakeSpeaker(io.AudioOutput):
         self._segment = None
         if interrupted and segment.playout is not None:
             segment.playout.cancel()
-        played = min(segment.pushed, time.monotonic() - segment.started_at)
+        played = segment.pushed if not interrupted else segment.played(time.monotonic())
         self.segments.append(PlayedSegment(segment.pushed, played, interrupted))
         self.on_playback_finished(playback_position=played, interrupted=interrupted)
 

@@ -5,14 +5,24 @@ from __future__ import annotations
 import pytest
 
 from transcript.assembly import assemble, heard_anything, judge
-from transcript.models import Message, Playback, Speech, SpeechSource, Turn, Verdict
+from transcript.models import Mark, Message, Playback, Speech, SpeechSource, Turn, Verdict
 
-REPLY = "Once upon a time there was a lighthouse keeper."
-PREFIX = "Once upon a time "
+FIRST = "Once upon a time."
+REPLY = FIRST + " There was a lighthouse keeper."
+MARKS = (Mark(FIRST, start=0.0), Mark("", start=1.0), Mark(" There was a", start=1.0))
 
 
-def _cut(text: str | None, *, interrupted: bool = True) -> Playback:
-    return Playback(position=0.5, interrupted=interrupted, synchronized_transcript=text)
+def _cut(
+    position: float = 1.5, *marks: Mark, interrupted: bool = True, complete: bool = False
+) -> Playback:
+    return Playback(
+        position=position,
+        interrupted=interrupted,
+        synchronized_transcript=None,
+        marks=marks or MARKS,
+        pushed=position,
+        audio_complete=complete,
+    )
 
 
 def _spoken(
@@ -22,10 +32,7 @@ def _spoken(
     synthesized: bool = True,
 ) -> Speech:
     return Speech(
-        source=source,
-        interrupted=interrupted,
-        synthesized=synthesized,
-        playbacks=playbacks,
+        source=source, interrupted=interrupted, synthesized=synthesized, playbacks=playbacks
     )
 
 
@@ -33,86 +40,72 @@ def _reply(text: str, speech: Speech | None, *, interrupted: bool = True) -> Tur
     return Turn(role="assistant", text=text, interrupted=interrupted, speech=speech)
 
 
-JUDGE_CASES: list[tuple[str, Turn, Verdict]] = [
-    ("user turn", Turn(role="user", text="hello"), Verdict.COMPLETE),
-    ("blank user turn", Turn(role="user", text="  "), Verdict.EMPTY),
-    ("reply played in full", _reply(REPLY, None, interrupted=False), Verdict.COMPLETE),
-    ("synchronized prefix", _reply(PREFIX, _spoken(_cut(PREFIX))), Verdict.PLAYED_PREFIX),
+UNMEASURED = Playback(position=1.5, interrupted=True, pushed=1.5)
+
+JUDGE_CASES: list[tuple[str, Turn, Verdict, str]] = [
+    ("user turn", Turn(role="user", text="hello"), Verdict.COMPLETE, "hello"),
+    ("blank user turn", Turn(role="user", text="  "), Verdict.EMPTY, ""),
+    ("reply played in full", _reply(REPLY, None, interrupted=False), Verdict.COMPLETE, REPLY),
+    ("played sentence", _reply(REPLY, _spoken(_cut())), Verdict.PLAYED_PREFIX, FIRST),
     (
-        "earlier segment full, last cut",
-        _reply("First. " + PREFIX, _spoken(_cut("First. ", interrupted=False), _cut(PREFIX))),
+        "earlier segment whole, last cut",
+        _reply(
+            "Hi. " + REPLY,
+            _spoken(_cut(0.5, Mark("Hi. ", start=0.0, end=0.5), complete=True), _cut()),
+        ),
         Verdict.PLAYED_PREFIX,
+        "Hi. " + FIRST,
     ),
     (
-        "say() through the TTS, synchronized",
-        _reply(PREFIX, _spoken(_cut(PREFIX), source="say")),
+        "say() through the TTS",
+        _reply(REPLY, _spoken(_cut(), source="say")),
         Verdict.PLAYED_PREFIX,
+        FIRST,
     ),
-    ("speech never seen", _reply(PREFIX, None), Verdict.SPEECH_UNKNOWN),
-    (
-        "no synchronizer: full generated text",
-        _reply(REPLY, _spoken(_cut(None))),
-        Verdict.UNSYNCHRONIZED,
-    ),
-    (
-        "synchronizer turned off for one segment",
-        _reply("First. " + PREFIX, _spoken(_cut(None, interrupted=False), _cut(PREFIX))),
-        Verdict.UNSYNCHRONIZED,
-    ),
+    ("speech never seen", _reply(REPLY, None), Verdict.SPEECH_UNKNOWN, ""),
+    ("no timing on any frame", _reply(REPLY, _spoken(UNMEASURED)), Verdict.UNMEASURED, ""),
+    ("no sentence finished", _reply(REPLY, _spoken(_cut(0.9))), Verdict.NOTHING_FINISHED, ""),
     (
         "say() with pre-recorded audio",
-        _reply(PREFIX, _spoken(_cut(PREFIX), source="say", synthesized=False)),
+        _reply(REPLY, _spoken(_cut(), source="say", synthesized=False)),
         Verdict.PRERECORDED_AUDIO,
+        "",
     ),
     (
         "TTS failed: message flagged, handle not",
-        _reply(PREFIX, _spoken(_cut(PREFIX, interrupted=False), interrupted=False)),
+        _reply(REPLY, _spoken(_cut(interrupted=False), interrupted=False)),
         Verdict.CUT_WITHOUT_INTERRUPTION,
+        "",
     ),
-    ("text-only output: no playback", _reply(PREFIX, _spoken()), Verdict.NOT_PLAYED),
-    (
-        "stored text is not the synchronized prefix",
-        _reply(REPLY, _spoken(_cut(PREFIX + "x"))),
-        Verdict.TRANSCRIPT_MISMATCH,
-    ),
-    ("blank interrupted reply", _reply(" ", _spoken(_cut(" "))), Verdict.EMPTY),
+    ("text-only output: no playback", _reply(REPLY, _spoken()), Verdict.NOT_PLAYED, ""),
+    ("blank interrupted reply", _reply(" ", _spoken(_cut())), Verdict.EMPTY, ""),
 ]
 
 
 @pytest.mark.parametrize(
-    ("turn", "verdict"),
-    [pytest.param(turn, verdict, id=name) for name, turn, verdict in JUDGE_CASES],
+    ("turn", "verdict", "text"),
+    [pytest.param(turn, verdict, text, id=name) for name, turn, verdict, text in JUDGE_CASES],
 )
-def test_judge(turn: Turn, verdict: Verdict) -> None:
-    """Each kind of committed turn gets the verdict the rule names."""
-    assert judge(turn) is verdict
+def test_judge(turn: Turn, verdict: Verdict, text: str) -> None:
+    """Each kind of committed turn gets the verdict and the text the rule names."""
+    judgement = judge(turn)
+    assert (judgement.verdict, judgement.text) == (verdict, text)
+    assert verdict.contributes == bool(text)
 
 
-def test_raw_text_is_checked_and_heard_text_is_saved() -> None:
-    """Markup kept in the stored text is matched, and the saved text is the heard form."""
-    turn = Turn(
-        role="assistant",
-        text="Hi there",
-        raw_text="<expr/>Hi there",
-        interrupted=True,
-        speech=_spoken(_cut("Hi there")),
-    )
-    assert assemble([turn]) == [Message(role="assistant", content="Hi there")]
-
-
-def test_assemble_keeps_order_and_drops_unverifiable_replies() -> None:
-    """Contributing turns keep their order; an unverifiable reply leaves no trace."""
+def test_assemble_keeps_order_and_drops_unproven_replies() -> None:
+    """Contributing turns keep their order; an unproven reply leaves no trace."""
     turns = [
         Turn(role="user", text="Tell me a story."),
-        _reply(PREFIX, _spoken(_cut(PREFIX))),
+        _reply(REPLY, _spoken(_cut())),
         Turn(role="user", text="wait"),
-        _reply(REPLY, _spoken(_cut(None))),
+        _reply(REPLY, _spoken(UNMEASURED)),
         Turn(role="user", text="stop"),
         _reply("Sure.", None, interrupted=False),
     ]
     assert assemble(turns) == [
         {"role": "user", "content": "Tell me a story."},
-        {"role": "assistant", "content": PREFIX},
+        {"role": "assistant", "content": FIRST},
         {"role": "user", "content": "wait"},
         {"role": "user", "content": "stop"},
         {"role": "assistant", "content": "Sure."},

@@ -1,4 +1,10 @@
-"""The recorder on a real AgentSession: the saved transcript equals what was verifiably played."""
+"""The recorder on a real AgentSession: the saved transcript holds only what provably played.
+
+The session is set up as the worker's is (`transcript.sentences.measurable` around the TTS, the
+transcript synchronizer in the chain). The story's first sentence lasts about half a second and
+the cut lands in the second, so a correct prefix is exactly the first sentence (or, with word
+timestamps, the words that fit in the played audio).
+"""
 
 from __future__ import annotations
 
@@ -21,13 +27,15 @@ from tests.voice.fake_models import (
 )
 from transcript.models import Message
 from transcript.recorder import TranscriptRecorder, attach
+from transcript.sentences import measurable
 
+FIRST = "Once upon a time there was Ada."
 STORY = (
-    "Once upon a time there was a lighthouse keeper named Ada who counted every ship that "
-    "passed her rock. One stormy night a ship without lights appeared on the horizon."
+    FIRST + " She kept a lighthouse and counted every ship that passed her rock. One stormy "
+    "night a ship without lights appeared on the horizon."
 )
 ASK = "Tell me a story."
-CUT_AFTER = 0.4
+CUT_AFTER = 0.75
 
 
 @dataclass(slots=True)
@@ -49,18 +57,21 @@ async def call(
     tts_fail_on: str | None = None,
     llm_word_delay: float = 0.0,
     attach_after_start: bool = False,
+    attach_before_outputs: bool = False,
 ) -> AsyncIterator[Call]:
     """A started session with fake I/O and a recorder attached the way the entrypoint does."""
     fake_llm = FakeLLM(replies, word_delay=llm_word_delay)
     fake_stt = FakeSTT() if barge_in else None
     session = fake_session(
         llm_model=fake_llm,
-        tts_model=FakeAlignedTTS() if aligned else FakeTTS(fail_on=tts_fail_on),
+        tts_model=measurable(FakeAlignedTTS() if aligned else FakeTTS(fail_on=tts_fail_on)),
         stt_model=fake_stt,
         aligned_transcript=aligned,
     )
+    recorder = attach(session) if attach_before_outputs else None
     call_io = wire(session, synchronized=synchronized, transcription=transcription, mic=barge_in)
-    recorder = None if attach_after_start else attach(session)
+    if recorder is None and not attach_after_start:
+        recorder = attach(session)
     await session.start(agent=Agent(instructions="You tell stories."))
     recorder = recorder or attach(session)
     try:
@@ -83,25 +94,26 @@ def committed(session: AgentSession[None]) -> list[tuple[str, bool, str]]:
     ]
 
 
-async def cut_story(c: Call) -> None:
+async def cut_story(c: Call, *, after: float = CUT_AFTER) -> None:
     """Start the story, let it play for a moment, then interrupt it through the API."""
     handle = c.session.generate_reply(user_input=ASK)
     await wait_for_state(c.session, "speaking")
-    await asyncio.sleep(CUT_AFTER)
+    await asyncio.sleep(after)
     await c.session.interrupt()
     await handle
 
 
-def assert_played_prefix(content: str, c: Call) -> None:
-    """A non-empty proper prefix of the story, no longer than the audio that played."""
+def assert_played_prefix(content: str, c: Call, *, segment: int = 0) -> None:
+    """A non-empty proper prefix of the story whose audio fits in what played (sentence-wrapped:
+    exactly the first sentence, the one that finished)."""
     assert content and STORY.startswith(content) and content != STORY
-    played = c.io.speaker.segments[0]
+    played = c.io.speaker.segments[segment]
     assert played.interrupted
-    assert len(content.rstrip()) * SECONDS_PER_CHAR <= played.played + 0.1
+    assert len(content) * SECONDS_PER_CHAR <= played.played
 
 
-async def test_barge_in_with_synchronizer_saves_the_synchronized_prefix() -> None:
-    """A caller talking over the reply leaves exactly the synchronizer's prefix."""
+async def test_barge_in_saves_the_sentence_that_finished_playing() -> None:
+    """A caller talking over the reply leaves the played sentence, whatever was committed."""
     async with call(STORY, "Sure.", barge_in=True) as c:
         assert c.stt is not None
         handle = c.session.generate_reply(user_input=ASK)
@@ -111,15 +123,14 @@ async def test_barge_in_with_synchronizer_saves_the_synchronized_prefix() -> Non
         await handle
         await wait_until(turn_count_is(c.recorder, 4))
         transcript = c.recorder.transcript
-    prefix = transcript[1]["content"]
-    assert_played_prefix(prefix, c)
+    assert_played_prefix(transcript[1]["content"], c)
     assert transcript == [
         Message(role="user", content=ASK),
-        Message(role="assistant", content=prefix),
+        Message(role="assistant", content=FIRST),
         Message(role="user", content="wait stop please"),
         Message(role="assistant", content="Sure."),
     ]
-    assert committed(c.session)[1] == ("assistant", True, prefix)
+    assert committed(c.session)[1][:2] == ("assistant", True)
 
 
 async def test_tts_aligned_transcript_saves_the_played_words() -> None:
@@ -134,37 +145,40 @@ async def test_tts_aligned_transcript_saves_the_played_words() -> None:
     assert len(transcript) == 2
 
 
-async def test_no_synchronizer_saves_nothing_of_the_interrupted_reply() -> None:
-    """Without a synchronizer the framework stores the full text; none of it is saved."""
+async def test_no_synchronizer_still_saves_only_the_played_sentence() -> None:
+    """Without a synchronizer the framework commits the whole text; the measurement cuts it."""
     async with call(STORY, synchronized=False) as c:
         await cut_story(c)
         transcript = c.recorder.transcript
     assert committed(c.session)[1] == ("assistant", True, STORY)
-    assert transcript == [Message(role="user", content=ASK)]
+    assert transcript == [
+        Message(role="user", content=ASK),
+        Message(role="assistant", content=FIRST),
+    ]
 
 
 async def test_withheld_reply_is_logged_with_reason_and_no_text() -> None:
     """Dropping a reply leaves one log event naming the reason, never the words."""
     with structlog.testing.capture_logs() as logs:
         async with call(STORY, synchronized=False) as c:
-            await cut_story(c)
+            await cut_story(c, after=0.1)  # the whole text is committed; no sentence finished
     withheld = [e for e in logs if e["event"] == "transcript.reply_withheld"]
-    assert [e["reason"] for e in withheld] == ["unsynchronized"]
+    assert [e["reason"] for e in withheld] == ["nothing_finished"]
     assert not any(STORY[:20] in repr(e) for e in logs)
     assert c.recorder.transcript == [Message(role="user", content=ASK)]
 
 
-async def test_transcription_disabled_saves_nothing_of_the_interrupted_reply() -> None:
-    """A synchronizer without its text output turns off; the interrupted reply is dropped."""
+async def test_transcription_disabled_still_saves_only_the_played_sentence() -> None:
+    """A synchronizer without its text output turns off; the measurement does not depend on it."""
     async with call(STORY, transcription=False) as c:
         await cut_story(c)
         transcript = c.recorder.transcript
     assert committed(c.session)[1] == ("assistant", True, STORY)
-    assert transcript == [Message(role="user", content=ASK)]
+    assert transcript[1] == Message(role="assistant", content=FIRST)
 
 
 async def test_interrupted_prerecorded_say_saves_nothing() -> None:
-    """A fixed phrase with pre-recorded audio has only a proportional guess: not saved."""
+    """Pre-recorded audio carries no timing of its words: nothing unless it played to the end."""
     async with call() as c:
         handle = c.session.say(STORY, audio=prerecorded(2.0))
         await wait_for_state(c.session, "speaking")
@@ -177,8 +191,8 @@ async def test_interrupted_prerecorded_say_saves_nothing() -> None:
     assert not c.recorder.heard
 
 
-async def test_interrupted_say_through_tts_saves_the_synchronized_prefix() -> None:
-    """say() synthesized by the TTS is paced like any reply, so its prefix counts."""
+async def test_interrupted_say_through_tts_saves_the_played_sentence() -> None:
+    """say() synthesized by the TTS is measured like any reply."""
     async with call() as c:
         handle = c.session.say(STORY)
         await wait_for_state(c.session, "speaking")
@@ -186,7 +200,7 @@ async def test_interrupted_say_through_tts_saves_the_synchronized_prefix() -> No
         await c.session.interrupt()
         await handle
         transcript = c.recorder.transcript
-    assert len(transcript) == 1
+    assert transcript == [Message(role="assistant", content=FIRST)]
     assert_played_prefix(transcript[0]["content"], c)
 
 
@@ -225,7 +239,7 @@ async def test_uninterrupted_reply_is_saved_in_full() -> None:
 
 
 async def test_two_interruptions_in_one_call_each_save_their_prefix() -> None:
-    """Each interrupted reply contributes its own synchronized prefix, in order."""
+    """Each interrupted reply contributes its own played prefix, in order."""
     async with call(STORY, STORY, "Fine.", barge_in=True) as c:
         assert c.stt is not None
         c.session.generate_reply(user_input=ASK)
@@ -238,9 +252,7 @@ async def test_two_interruptions_in_one_call_each_save_their_prefix() -> None:
         transcript = c.recorder.transcript
     assert [m["role"] for m in transcript] == ["user", "assistant"] * 3
     assert [transcript[i]["content"] for i in (0, 2, 4, 5)] == [ASK, "wait", "no stop", "Fine."]
-    for i in (1, 3):
-        content = transcript[i]["content"]
-        assert content and STORY.startswith(content) and content != STORY
+    assert [transcript[i]["content"] for i in (1, 3)] == [FIRST, FIRST]
 
 
 async def test_hang_up_mid_reply_saves_the_played_prefix() -> None:
@@ -251,9 +263,11 @@ async def test_hang_up_mid_reply_saves_the_played_prefix() -> None:
         await asyncio.sleep(CUT_AFTER)
         await c.session.aclose()
         transcript = c.recorder.transcript
-    assert transcript[0] == Message(role="user", content=ASK)
+    assert transcript == [
+        Message(role="user", content=ASK),
+        Message(role="assistant", content=FIRST),
+    ]
     assert_played_prefix(transcript[1]["content"], c)
-    assert len(transcript) == 2
 
 
 async def test_recorder_attached_after_start_follows_the_audio_output() -> None:
@@ -261,5 +275,15 @@ async def test_recorder_attached_after_start_follows_the_audio_output() -> None:
     async with call(STORY, attach_after_start=True) as c:
         await cut_story(c)
         transcript = c.recorder.transcript
-    assert transcript[0] == Message(role="user", content=ASK)
+    assert transcript[1] == Message(role="assistant", content=FIRST)
+    assert_played_prefix(transcript[1]["content"], c)
+
+
+async def test_recorder_attached_before_the_outputs_exist_measures_from_the_first_speech() -> None:
+    """As in the worker, where RoomIO installs the outputs during start(): the meter is placed
+    when the first speech is created."""
+    async with call(STORY, attach_before_outputs=True) as c:
+        await cut_story(c)
+        transcript = c.recorder.transcript
+    assert transcript[1] == Message(role="assistant", content=FIRST)
     assert_played_prefix(transcript[1]["content"], c)
