@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 WAIT_SECONDS = 15.0
@@ -28,6 +29,17 @@ SKIP_REASON = (
     "Chromium is not installed: `apt-get install -y chromium` (or set CHROMIUM to a binary) "
     "to run the test-call page test"
 )
+
+
+BROWSER_REQUIRED = os.environ.get("REQUIRE_BROWSER") == "1"
+"""Set by `.ci/run`: a missing browser (or page library) fails the browser tests, never skips."""
+
+
+def browser_missing(reason: str) -> None:
+    """Skip the test for `reason`, or fail it when the browser is required."""
+    if BROWSER_REQUIRED:
+        pytest.fail(f"REQUIRE_BROWSER=1: {reason}")
+    pytest.skip(reason)
 
 
 def find_chromium() -> str | None:

@@ -11,17 +11,18 @@ from aiohttp import web
 
 from lifecycle.identity import parse_job_metadata
 from tests.livekit_server import LiveKitServer
-from tests.rooms.browser import SKIP_REASON, Page, find_chromium, open_page
+from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
 from tests.rooms.conftest import KEYS, Client, MakeClient
 from worker import routes_page
 from worker.voice_settings import VoiceSettings
 
 CHROMIUM = find_chromium()
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=SKIP_REASON)
 
 
 @pytest.fixture(name="page")
 async def _page() -> AsyncIterator[Page]:
+    if CHROMIUM is None:
+        browser_missing(SKIP_REASON)
     assert CHROMIUM is not None
     async with open_page(CHROMIUM) as page:
         yield page
@@ -57,7 +58,7 @@ async def test_call_runs_until_it_needs_livekit(
 ) -> None:
     """Agents load, identities go out exactly as typed, and a failed join is shown."""
     if not routes_page.CLIENT_JS.is_file():
-        pytest.skip("livekit-client is not installed: run `npm ci` in the repository root")
+        browser_missing("livekit-client is not installed: run `npm ci` in the repository root")
     client = await _page_client(make_client, voice, livekit)
     await page.goto(str(client.make_url("/voice/")))
     assert await page.evaluate("typeof LivekitClient.Room") == "function"
