@@ -17,6 +17,7 @@ import asyncpg
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
+from memory import strict_json
 from memory.api import Memory
 from memory.envelope import ErrorInfo, Result
 from memory.errors import InvalidRequest
@@ -80,26 +81,29 @@ def unwrap(result: Result[T]) -> T:
     return result.data
 
 
-def _reject_constant(name: str) -> None:
-    raise ValueError(name)
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise InvalidRequest(f"{key}: appears more than once", field=key)
-        result[key] = value
-    return result
+JSON_CHARSETS = frozenset({"utf-8", "utf8"})
+"""JSON travels as UTF-8 (RFC 8259 section 8.1): any other declared charset is refused."""
 
 
 async def read_json(request: web.Request) -> object:
-    """The request body as JSON; duplicate keys, NaN and Infinity are rejected."""
-    text = await request.text()
+    """The request body as strict JSON (`memory.strict_json`); every refusal is a 400.
+
+    The body is decoded here rather than by `request.text()`, which raises on an unknown
+    charset or bytes that are not UTF-8 instead of saying which rule the body broke.
+    """
+    charset = request.charset
+    if charset is not None and charset.lower() not in JSON_CHARSETS:
+        raise InvalidRequest("Content-Type: the charset must be utf-8", field="Content-Type")
+    raw = await request.read()
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
-    except ValueError:
-        raise InvalidRequest("body: must be valid JSON", field="body") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidRequest("body: must be UTF-8 text", field="body") from None
+    try:
+        return strict_json.loads(text)
+    except strict_json.JsonRejected as rejected:
+        field = rejected.path or "body"
+        raise InvalidRequest(f"{field}: {rejected.rule}", field=field) from None
 
 
 def parse_body(model: type[M], body: object) -> M:
