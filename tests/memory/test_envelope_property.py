@@ -4,8 +4,8 @@ envelope (data or an error with a contract code, never both, never an exception)
 Each example gets its own database cloned from the migrated template, a lazily connecting
 pool, and one database fault, all real: backends terminated before or during the operation,
 the database dropped before or during it, the schema renamed, a constraint that refuses the
-write, a 1 ms `statement_timeout`, connections to the database refused. The provider is the local model
-server answering garbage, the wrong content type, HTTP errors, late, or hanging up.
+write, a 1 ms `statement_timeout`, connections to the database refused. The provider is the
+local model server answering garbage, the wrong content type, HTTP errors, late, or hanging up.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ async def _operate(memory: Memory, op: str) -> Result[Any]:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(op=st.sampled_from(["add", "recall", "delete_all"]), fault=faults, reply=replies)
-async def test_every_operation_answers_an_envelope_under_any_fault(
+async def test_every_operation_answers_an_envelope_under_any_fault(  # noqa: PLR0917
     pg_admin_url: str,
     template_db: str,
     model_server: ModelServer,
