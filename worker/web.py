@@ -26,6 +26,7 @@ from memory.settings_store import offer_code_bindings
 from memory.store import MemoryStore
 from sip.dialing import InvalidDestination
 from worker import (
+    headers,
     routes_activity,
     routes_customers,
     routes_extraction,
@@ -133,6 +134,7 @@ def create_app(
     for page in PAGES:
         app.router.add_route(page.method, page.path, page.handler)
     app.on_startup.append(_offer_identity_keys)
+    headers.install(app)
     return app
 
 
