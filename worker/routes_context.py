@@ -7,6 +7,7 @@ leaves the caller's key on the request for the activity log.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from memory.envelope import ErrorInfo, Result
 from memory.errors import InvalidRequest
 from worker.auth import ApiKey, Scope, authenticate, authorize
 from worker.catalog import Catalog
+from worker.serving import LIMITS
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -41,6 +43,17 @@ class Route:
     path: str
     handler: Handler
     scope: Scope | Literal["public"]
+
+
+class BodyTimedOut(Exception):
+    """The request body did not arrive within the body deadline (408; the connection closes)."""
+
+    code = "request_timeout"
+    field = "body"
+
+    def __init__(self, seconds: float) -> None:
+        self.message = f"body: not received within {seconds:g} seconds"
+        super().__init__(self.message)
 
 
 class EnvelopeError(Exception):
@@ -94,7 +107,12 @@ async def read_json(request: web.Request) -> object:
     charset = request.charset
     if charset is not None and charset.lower() not in JSON_CHARSETS:
         raise InvalidRequest("Content-Type: the charset must be utf-8", field="Content-Type")
-    raw = await request.read()
+    seconds = request.app[LIMITS].body_timeout_seconds
+    try:
+        async with asyncio.timeout(seconds):
+            raw = await request.read()
+    except TimeoutError:
+        raise BodyTimedOut(seconds) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

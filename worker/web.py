@@ -8,7 +8,9 @@ Typed failures become HTTP answers in one middleware; `worker.statuses` picks th
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -18,7 +20,7 @@ from aiohttp import web
 
 from memory.api import open_memory
 from memory.config import MemoryConfig
-from memory.database import create_pool, database_url
+from memory.database import EmbeddedStartFailed, create_pool, database_url
 from memory.errors import MemoryFailure
 from memory.logs import configure_logging
 from memory.migrate import migrate
@@ -44,12 +46,14 @@ from worker.routes_context import (
     CATALOG,
     MEMORY,
     POOL,
+    BodyTimedOut,
     EnvelopeError,
     Handler,
     Route,
     guarded,
     respond,
 )
+from worker.serving import LIMITS, MAX_BODY_BYTES, ServerLimits, make_runner, start_site
 from worker.startup import migrations_enabled
 from worker.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.voice_settings import VoiceSettings, load_voice_settings
@@ -72,6 +76,7 @@ DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
 _CODED = (
     MemoryFailure,
     EnvelopeError,
+    BodyTimedOut,
     UnknownAgent,
     AuthFailure,
     InvalidIdentities,
@@ -95,7 +100,10 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     try:
         return await handler(request)
     except _CODED as failure:
-        return problem(failure.code, failure.message, failure.field)
+        answer = problem(failure.code, failure.message, failure.field)
+        if isinstance(failure, BodyTimedOut):
+            answer.force_close()  # the rest of a late body is never read
+        return answer
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -120,9 +128,11 @@ def create_app(
     api_keys: Sequence[ApiKey],
     memory_config: MemoryConfig,
     voice: VoiceSettings | None = None,
+    limits: ServerLimits | None = None,
 ) -> web.Application:
     """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit."""
-    app = web.Application(middlewares=[error_middleware])
+    app = web.Application(middlewares=[error_middleware], client_max_size=MAX_BODY_BYTES)
+    app[LIMITS] = limits or ServerLimits()
     app[POOL] = pool
     app[CATALOG] = catalog
     app[API_KEYS] = tuple(api_keys)
@@ -139,7 +149,11 @@ def create_app(
 
 
 async def _serve(
-    url: str, catalog: Catalog, api_keys: Sequence[ApiKey], voice: VoiceSettings | None
+    url: str,
+    catalog: Catalog,
+    api_keys: Sequence[ApiKey],
+    voice: VoiceSettings | None,
+    limits: ServerLimits,
 ) -> web.Application:
     pool = await create_pool(url)
     if migrations_enabled():
@@ -151,6 +165,7 @@ async def _serve(
         api_keys=api_keys,
         memory_config=MemoryConfig.from_env(),
         voice=voice,
+        limits=limits,
     )
 
     async def close_pool(_: web.Application) -> None:
@@ -166,6 +181,34 @@ async def _serve(
     return app
 
 
+async def _listen(app: web.Application, host: str, port: int) -> None:
+    """Serve until SIGINT or SIGTERM, then close connections and run the cleanups."""
+    runner = make_runner(app)
+    await runner.setup()
+    try:
+        site = await start_site(runner, host, port)
+        log.info("web.listening", port=site.bound_port, limits=repr(app[LIMITS]))
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+
+
+async def _run(
+    url: str,
+    *,
+    catalog: Catalog,
+    api_keys: Sequence[ApiKey],
+    voice: VoiceSettings | None,
+    limits: ServerLimits,
+    address: tuple[str, int],
+) -> None:
+    await _listen(await _serve(url, catalog, api_keys, voice, limits), *address)
+
+
 def main() -> int:
     configure_logging(install_handler=True)
     try:
@@ -174,11 +217,19 @@ def main() -> int:
         port = int(os.environ.get("PORT", DEFAULT_PORT))
         MemoryConfig.from_env()  # fail on a bad memory configuration before serving
         voice = load_voice_settings()
+        limits = ServerLimits.from_env()
     except ValueError as exc:  # every configuration error is a ValueError with a clear message
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
-    host = os.environ.get("WEB_HOST", DEFAULT_HOST)
-    web.run_app(_serve(database_url(), catalog, api_keys, voice), host=host, port=port, print=None)
+    address = (os.environ.get("WEB_HOST", DEFAULT_HOST), port)
+    try:
+        url = database_url()
+    except EmbeddedStartFailed as exc:
+        print(f"database error: {exc}", file=sys.stderr)
+        return 1
+    asyncio.run(
+        _run(url, catalog=catalog, api_keys=api_keys, voice=voice, limits=limits, address=address)
+    )
     return 0
 
 
