@@ -15,6 +15,7 @@ import logging
 import os
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -117,14 +118,36 @@ def _segment_attached(shm_id: int | None) -> bool:
     return False
 
 
-def _read_pid_file(data_dir: Path) -> tuple[int, int | None] | None:
+@dataclass(frozen=True, slots=True)
+class _PidFile:
+    """What `postmaster.pid` says: the server's PID, socket directory and shared memory id."""
+
+    pid: int
+    socket_dir: Path | None
+    shm_id: int | None
+
+
+def _read_pid_file(data_dir: Path) -> _PidFile | None:
     try:
         lines = (data_dir / "postmaster.pid").read_text().splitlines()
         pid = int(lines[0])
     except (OSError, ValueError, IndexError):
         return None
+    socket_dir = lines[4].strip() if len(lines) > 4 else ""
     shm = lines[6].split() if len(lines) > 6 else []
-    return pid, int(shm[1]) if len(shm) == 2 and shm[1].isdigit() else None
+    shm_id = int(shm[1]) if len(shm) == 2 and shm[1].isdigit() else None
+    return _PidFile(pid, Path(socket_dir) if socket_dir else None, shm_id)
+
+
+def _remove_lock_files(data_dir: Path, found: _PidFile) -> None:
+    """The data directory's lock file and the socket lock files naming the dead server."""
+    locks = [data_dir / "postmaster.pid"]
+    if found.socket_dir is not None:
+        locks += found.socket_dir.glob(".s.PGSQL.*.lock")
+    for lock in locks:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            if int(lock.read_text().splitlines()[0]) == found.pid:
+                lock.unlink()
 
 
 def clear_stale_postmaster(data_dir: Path, *, wait_seconds: float = STALE_WAIT_SECONDS) -> str:
@@ -134,13 +157,14 @@ def clear_stale_postmaster(data_dir: Path, *, wait_seconds: float = STALE_WAIT_S
     when that PID still exists: a zombie that nobody reaps (no init process in a container),
     or an unrelated process that reused the PID. A zombie this process can reap is reaped.
     Then, for at most `wait_seconds`, the old server's children are given time to leave its
-    shared memory (Postgres refuses to start beside them), and a lock file naming a dead
-    server is removed so the next start does not believe it.
+    shared memory (Postgres refuses to start beside them), and the lock files naming a dead
+    server (`postmaster.pid`, the socket's `.s.PGSQL.<port>.lock`) are removed so the next
+    start does not believe them.
     """
     found = _read_pid_file(data_dir)
     if found is None:
         return "none"
-    pid, shm_id = found
+    pid = found.pid
     state = _process_state(pid)
     if state == "postgres":
         return "running"
@@ -148,11 +172,10 @@ def clear_stale_postmaster(data_dir: Path, *, wait_seconds: float = STALE_WAIT_S
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # ours only when we are its parent (PID 1, subreaper)
     deadline = time.monotonic() + wait_seconds
-    while _segment_attached(shm_id) and time.monotonic() < deadline:
+    while _segment_attached(found.shm_id) and time.monotonic() < deadline:
         time.sleep(0.05)
     if _process_state(pid) in ("zombie", "other"):
-        with contextlib.suppress(FileNotFoundError):
-            (data_dir / "postmaster.pid").unlink()
+        _remove_lock_files(data_dir, found)
     return state
 
 
@@ -160,7 +183,7 @@ class _QuietStartFailure(logging.Filter):
     """Drop the package's multi-line dump of the server log; `EmbeddedStartFailed` names it."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith("Failed to start server")
+        return not str(record.msg).startswith(("Failed to start server", "Failed postgres command"))
 
 
 def start_embedded(data_dir: Path, *, cleanup_mode: str | None = "stop") -> str:
