@@ -7,6 +7,7 @@ stored (lone surrogates, NUL). Nothing is written by any of them.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -113,3 +114,16 @@ async def test_a_surrogate_pair_in_a_user_id_is_one_character(client: Client) ->
         client, "POST", "/api/memory/customers/support/recall", b'{"userId": "\\ud83d\\ude00"}'
     )
     assert (status, answer["userId"]) == (200, "\U0001f600")
+
+
+@pytest.mark.parametrize("token", [b"\xff\xfe", b"\xed\xa0\x80", b"caf\xc3\xa9"])
+async def test_a_key_that_is_not_ascii_is_401_not_500(client: Client, token: bytes) -> None:
+    """Header bytes that are not UTF-8 reach the app as surrogate escapes; still just a 401."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", client.server.port)
+    writer.write(
+        b"GET /api/memory/settings/support HTTP/1.1\r\nHost: x\r\n"
+        b"Authorization: Bearer " + token + b"\r\nConnection: close\r\n\r\n"
+    )
+    answer = await reader.read()
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 401 "), answer[:80]
