@@ -25,8 +25,11 @@ from hypothesis import strategies as st
 from memory.api import Memory
 from memory.config import MemoryConfig
 from memory.envelope import Result
-from memory.errors import ERROR_CODES
+from memory.errors import ERROR_CODES, MemoryFailure
+from memory.extraction_settings_store import load_extraction
 from memory.provider import ExtractionModel
+from memory.settings import CodeDefaults
+from memory.settings_store import load_call_settings
 from memory.store import MemoryStore
 from tests.databases import with_database
 from tests.memory.helpers import add_op, update_op
@@ -190,3 +193,34 @@ async def test_every_operation_answers_an_envelope_under_any_fault(  # noqa: PLR
     if result.error is not None:
         assert result.error.code in ERROR_CODES, result.error
     assert len(model_server.requests) <= 1  # never retried
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(fault=faults, read=st.sampled_from(["settings snapshot", "guidance", "extraction"]))
+async def test_settings_snapshot_and_guidance_reads_fail_typed(
+    pg_admin_url: str, template_db: str, fault: Fault, read: str
+) -> None:
+    """The reads a call and an add make besides memory itself raise only `MemoryFailure`."""
+    async with scene(pg_admin_url, template_db, fault) as (pool, name):
+        if fault.kind.endswith("_before"):
+            await _strike(pg_admin_url, name, fault)
+        striking = asyncio.create_task(_strike(pg_admin_url, name, fault))
+        if not fault.kind.endswith("_during"):
+            striking.cancel()
+        try:
+            if read == "settings snapshot":
+                await load_call_settings(pool, "support", CodeDefaults(read=True))
+            elif read == "guidance":
+                await MemoryStore(pool).published_guidance()
+            else:
+                await load_extraction(pool)
+            outcome = "read"
+        except MemoryFailure as failure:
+            outcome = failure.code
+        await asyncio.gather(striking, return_exceptions=True)
+    event(f"{fault.kind} -> {outcome}")
+    assert outcome == "read" or outcome in ERROR_CODES
