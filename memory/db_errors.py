@@ -4,6 +4,11 @@ A missing table, schema or column means the migration was not applied (`SchemaMi
 other database or connection error becomes the failure the caller names (`Unavailable` for
 reads and erasure, `PersistFailed` for writes). Messages name the exception type only: a
 database error can quote the values it rejected.
+
+"Database error" is every exception asyncpg raises on its own behalf: server errors
+(`PostgresError`), client-side misuse and lost connections (`InterfaceError`), protocol states
+it cannot recover from while a server dies (`InternalClientError`, which derives from neither),
+and the transport's `OSError`, `EOFError` and `TimeoutError`.
 """
 
 from __future__ import annotations
@@ -15,7 +20,14 @@ import asyncpg
 
 from memory.errors import MemoryFailure, SchemaMissing
 
-DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
+DB_ERRORS = (
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    OSError,
+    EOFError,
+    TimeoutError,
+)
 MISSING = (
     asyncpg.UndefinedTableError,
     asyncpg.InvalidSchemaNameError,

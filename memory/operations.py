@@ -11,7 +11,6 @@ and "prefers email" are the same fact).
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,9 +18,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from memory import limits
+from memory import limits, strict_json
 from memory.errors import InvalidModelOutput
 from memory.models import Fact
+from memory.strict_json import FORBIDDEN_RULE, forbidden_character
 
 MAX_OPERATIONS = 200
 
@@ -62,9 +62,10 @@ def parse_answer(raw: str | None) -> _Answer:
     if raw is None:
         raise _invalid("the response had no content")
     try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError):
-        raise _invalid("the response is not well-formed JSON") from None
+        data = strict_json.loads(raw)
+    except strict_json.JsonRejected as rejected:
+        # the rule only: a path could quote keys the model wrote
+        raise _invalid(f"the response JSON was refused: {rejected.rule}") from None
     try:
         answer = _Answer.model_validate(data)
     except ValidationError as exc:
@@ -82,8 +83,8 @@ def _content(value: str | None, where: str) -> str:
     text = value.strip()
     if len(text) > limits.MAX_FACT_CHARS:
         raise _invalid(f"{where}: content longer than {limits.MAX_FACT_CHARS} characters")
-    if "\x00" in text:
-        raise _invalid(f"{where}: content contains a NUL character")
+    if forbidden_character(text):
+        raise _invalid(f"{where}: content {FORBIDDEN_RULE}")
     return text
 
 
@@ -125,8 +126,8 @@ def _summary(value: str) -> str:
         raise _invalid("summary must not be empty")
     if len(text) > limits.MAX_SUMMARY_CHARS:
         raise _invalid(f"summary longer than {limits.MAX_SUMMARY_CHARS} characters")
-    if "\x00" in text:
-        raise _invalid("summary contains a NUL character")
+    if forbidden_character(text):
+        raise _invalid(f"summary {FORBIDDEN_RULE}")
     return text
 
 

@@ -1,4 +1,11 @@
-"""The call to the OpenAI-compatible model provider: exactly one request, never retried."""
+"""The call to the OpenAI-compatible model provider: exactly one request, never retried.
+
+The `openai` client sends the request (auth, timeout, HTTP errors as typed exceptions), but
+the body is read here, strictly, instead of by the client's lenient parser: that one returns a
+bare string for a non-JSON content type, a list for a JSON array, and unvalidated objects whose
+fields may have any type, so a provider's bad day would surface as `AttributeError` deep in
+the add. Anything the body cannot be read as is `ModelFailed`.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import openai
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from memory.config import MemoryConfig, ModelChoice
 from memory.errors import InvalidModelOutput, ModelFailed
+from memory.strict_json import JsonRejected, loads
+
+# the provider's envelope is looser than our own JSON (it may nest deeply in fields we ignore)
+_ENVELOPE_MAX_DEPTH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +29,58 @@ class Completion:
     text: str | None
     prompt_tokens: int | None
     completion_tokens: int | None
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(strict=True)
+    content: str | None = None
+
+
+class _Choice(BaseModel):
+    model_config = ConfigDict(strict=True)
+    message: _Message
+    finish_reason: str | None = None
+
+
+class _Usage(BaseModel):
+    model_config = ConfigDict(strict=True)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(strict=True)
+    choices: list[_Choice]
+    usage: _Usage | None = None
+
+
+def _unusable(rule: str) -> ModelFailed:
+    return ModelFailed(f"model provider response unusable: {rule}")
+
+
+def read_completion(content_type: str | None, body: bytes) -> Completion:
+    """The parts of a Chat Completions body an add uses, or a typed failure saying why not."""
+    if content_type is None or "json" not in content_type.lower():
+        raise _unusable("the content type is not JSON")
+    try:
+        data = loads(body.decode("utf-8"), max_depth=_ENVELOPE_MAX_DEPTH)
+    except UnicodeDecodeError:
+        raise _unusable("the body is not UTF-8") from None
+    except JsonRejected as rejected:
+        raise _unusable(f"the body JSON was refused: {rejected.rule}") from None
+    try:
+        parsed = _Body.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        raise _unusable(f"{where}: {first['type']}") from None
+    if not parsed.choices:
+        raise InvalidModelOutput("model output rejected: the response had no choices")
+    choice = parsed.choices[0]
+    if choice.finish_reason == "length":
+        raise InvalidModelOutput("model output rejected: the response was truncated")
+    usage = parsed.usage or _Usage()
+    return Completion(choice.message.content, usage.prompt_tokens, usage.completion_tokens)
 
 
 class ExtractionModel:
@@ -36,27 +100,19 @@ class ExtractionModel:
         messages: Sequence[dict[str, str]],
         response_format: dict[str, Any],
     ) -> Completion:
+        create = self._client.chat.completions.with_raw_response.create
         try:
             # plain dicts stand in for the SDK's TypedDicts; the values were built by this package
-            response = await self._client.chat.completions.create(  # type: ignore[call-overload]
+            raw = await create(  # type: ignore[call-overload]
                 model=choice.provider_model,
                 messages=list(messages),
                 response_format=response_format,
                 reasoning_effort=choice.reasoning_effort,
             )
+            body = raw.content
         except openai.APIError as exc:
             raise ModelFailed(f"model provider request failed: {type(exc).__name__}") from exc
-        if not response.choices:
-            raise InvalidModelOutput("model output rejected: the response had no choices")
-        choice0 = response.choices[0]
-        if choice0.finish_reason == "length":
-            raise InvalidModelOutput("model output rejected: the response was truncated")
-        usage = response.usage
-        return Completion(
-            text=choice0.message.content,
-            prompt_tokens=usage.prompt_tokens if usage else None,
-            completion_tokens=usage.completion_tokens if usage else None,
-        )
+        return read_completion(raw.headers.get("content-type"), body)
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -14,6 +14,7 @@ from typing import cast, get_args
 from memory import limits
 from memory.errors import InvalidRequest
 from memory.models import CallMetadata, Role, Utterance
+from memory.strict_json import FORBIDDEN_RULE, forbidden_character
 
 _ROLES: frozenset[str] = frozenset(get_args(Role))
 _CALL_KEYS = frozenset({"started_at", "duration_seconds", "outcome", "run_id"})
@@ -27,8 +28,9 @@ def _fail(field: str, rule: str) -> InvalidRequest:
 def _text(value: object, field: str, *, max_chars: int, min_chars: int = 1) -> str:
     if not isinstance(value, str):
         raise _fail(field, "must be a string")
-    if "\x00" in value:
-        raise _fail(field, "must not contain NUL characters")
+    if forbidden_character(value):
+        # Postgres text cannot hold NUL; a lone surrogate (`"\ud800"` in JSON) has no UTF-8 form
+        raise _fail(field, FORBIDDEN_RULE)
     if len(value) < min_chars:
         raise _fail(field, f"must have at least {min_chars} character(s)")
     if len(value) > max_chars:

@@ -23,6 +23,10 @@ class Reply:
     raw_body: str | None = None
     delay: float = 0.0
     finish_reason: str = "stop"
+    content_type: str = "application/json"
+    """The Content-Type of a `raw_body` reply."""
+    drop: bool = False
+    """Close the connection without answering."""
 
 
 @dataclass
@@ -67,9 +71,15 @@ class ModelServer:
         reply = self.replies.popleft() if self.replies else Reply(status=599)
         if reply.delay:
             await asyncio.sleep(reply.delay)
+        if reply.drop:
+            assert request.transport is not None
+            request.transport.close()
+            raise ConnectionResetError("scripted connection drop")
         if reply.raw_body is not None:
             return web.Response(
-                status=reply.status, text=reply.raw_body, content_type="application/json"
+                status=reply.status,
+                body=reply.raw_body.encode("utf-8", "surrogatepass"),
+                headers={"Content-Type": reply.content_type},
             )
         if reply.status != 200:
             error = {"error": {"message": "scripted failure", "type": "server_error", "code": None}}

@@ -80,7 +80,8 @@ _ENTRIES = TypeAdapter(list[_KeyEntry])
 
 
 def _digest(secret: str) -> bytes:
-    return hashlib.sha256(secret.encode("utf-8")).digest()
+    # surrogatepass: a header's undecodable bytes (surrogate escapes) digest to a mismatch (401)
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).digest()
 
 
 def parse_api_keys(text: str | None) -> tuple[ApiKey, ...]:

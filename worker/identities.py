@@ -12,18 +12,18 @@ shape parsed there.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import ClassVar, Final
+
+from memory.strict_json import FORBIDDEN_RULE, forbidden_character
 
 MAX_ENTRIES: Final = 32
 MAX_NAME_CHARS: Final = 100
 MAX_VALUE_CHARS: Final = 500
 CUSTOMER_ID: Final = "customerId"
 # Postgres text cannot hold NUL, and a lone surrogate (legal in a JSON escape) has no UTF-8 form
-_BAD_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
-_NO_BAD_CHARACTERS = "must not contain NUL or lone surrogate characters"
+_NO_BAD_CHARACTERS = FORBIDDEN_RULE
 
 
 class IdentitiesRule(StrEnum):
@@ -78,7 +78,7 @@ def _check_name(name: str) -> None:
 
 
 def _bad_characters(text: str) -> bool:
-    return _BAD_CHARACTERS.search(text) is not None
+    return forbidden_character(text)
 
 
 def check_value(value: object, field: str) -> str:

@@ -10,6 +10,7 @@ on another service (LiveKit) says `deadline="own"` and bounds its database work 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -20,12 +21,14 @@ import asyncpg
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
+from memory import strict_json
 from memory.api import Memory
 from memory.deadline import Deadline, Late, within
 from memory.envelope import ErrorInfo, Result
 from memory.errors import InvalidRequest, Unavailable
 from worker.auth import ApiKey, Scope, authenticate, authorize
 from worker.catalog import Catalog
+from worker.serving import LIMITS
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -46,6 +49,17 @@ class Route:
     handler: Handler
     scope: Scope | Literal["public"]
     deadline: Literal["route", "own"] = "route"  # "own": the handler bounds its database work
+
+
+class BodyTimedOut(Exception):
+    """The request body did not arrive within the body deadline (408; the connection closes)."""
+
+    code = "request_timeout"
+    field = "body"
+
+    def __init__(self, seconds: float) -> None:
+        self.message = f"body: not received within {seconds:g} seconds"
+        super().__init__(self.message)
 
 
 class EnvelopeError(Exception):
@@ -71,7 +85,7 @@ def guarded(route: Route) -> Handler:
         if route.deadline == "own":
             return await route.handler(request)
         if request.can_read_body:
-            await request.read()  # a slow upload is not the database's time (kept for the handler)
+            await read_body(request)  # a slow upload is not the database's time (kept for later)
         return await bounded(request, route.handler(request))
 
     return handle
@@ -98,26 +112,39 @@ def unwrap(result: Result[T]) -> T:
     return result.data
 
 
-def _reject_constant(name: str) -> None:
-    raise ValueError(name)
+JSON_CHARSETS = frozenset({"utf-8", "utf8"})
+"""JSON travels as UTF-8 (RFC 8259 section 8.1): any other declared charset is refused."""
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise InvalidRequest(f"{key}: appears more than once", field=key)
-        result[key] = value
-    return result
+async def read_body(request: web.Request) -> bytes:
+    """The whole body within the body deadline (aiohttp keeps it: later reads are free)."""
+    seconds = request.app[LIMITS].body_timeout_seconds
+    try:
+        async with asyncio.timeout(seconds):
+            return await request.read()
+    except TimeoutError:
+        raise BodyTimedOut(seconds) from None
 
 
 async def read_json(request: web.Request) -> object:
-    """The request body as JSON; duplicate keys, NaN and Infinity are rejected."""
-    text = await request.text()
+    """The request body as strict JSON (`memory.strict_json`); every refusal is a 400.
+
+    The body is decoded here rather than by `request.text()`, which raises on an unknown
+    charset or bytes that are not UTF-8 instead of saying which rule the body broke.
+    """
+    charset = request.charset
+    if charset is not None and charset.lower() not in JSON_CHARSETS:
+        raise InvalidRequest("Content-Type: the charset must be utf-8", field="Content-Type")
+    raw = await read_body(request)
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
-    except ValueError:
-        raise InvalidRequest("body: must be valid JSON", field="body") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidRequest("body: must be UTF-8 text", field="body") from None
+    try:
+        return strict_json.loads(text)
+    except strict_json.JsonRejected as rejected:
+        field = rejected.path or "body"
+        raise InvalidRequest(f"{field}: {rejected.rule}", field=field) from None
 
 
 def parse_body(model: type[M], body: object) -> M:

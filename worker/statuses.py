@@ -30,6 +30,8 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "method_not_allowed": 405,
         "bad_request": 400,
         "payload_too_large": 413,
+        "request_timeout": 408,
+        "server_busy": 503,
         # voice calls
         "invalid_identities": 400,
         "invalid_destination": 400,

@@ -8,7 +8,9 @@ Typed failures become HTTP answers in one middleware; `worker.statuses` picks th
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -19,7 +21,7 @@ from aiohttp import web
 from memory import database
 from memory.api import open_memory
 from memory.config import MemoryConfig
-from memory.database import create_pool, database_url
+from memory.database import EmbeddedStartFailed, create_pool, database_url
 from memory.errors import MemoryFailure
 from memory.logs import configure_logging
 from memory.migrate import migrate
@@ -27,6 +29,7 @@ from memory.settings_store import offer_code_bindings
 from memory.store import MemoryStore
 from sip.dialing import InvalidDestination
 from worker import (
+    headers,
     routes_activity,
     routes_customers,
     routes_extraction,
@@ -35,7 +38,6 @@ from worker import (
     routes_settings,
     routes_voice,
 )
-from worker.access_log import AccessLogger
 from worker.auth import ENV_VAR, ApiKey, AuthFailure, parse_api_keys, scopes_of
 from worker.catalog import Catalog, UnknownAgent, default_catalog
 from worker.config import DEFAULT_WEB_DATABASE_DEADLINE_SECONDS, web_database_deadline
@@ -47,12 +49,14 @@ from worker.routes_context import (
     DATABASE_DEADLINE,
     MEMORY,
     POOL,
+    BodyTimedOut,
     EnvelopeError,
     Handler,
     Route,
     guarded,
     respond,
 )
+from worker.serving import LIMITS, MAX_BODY_BYTES, ServerLimits, make_runner, start_site
 from worker.startup import migrations_enabled
 from worker.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.voice_settings import VoiceSettings, load_voice_settings
@@ -76,6 +80,7 @@ CLOSE_SECONDS = 2.0  # graceful pool close at shutdown; then its connections are
 _CODED = (
     MemoryFailure,
     EnvelopeError,
+    BodyTimedOut,
     UnknownAgent,
     AuthFailure,
     InvalidIdentities,
@@ -99,7 +104,10 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     try:
         return await handler(request)
     except _CODED as failure:
-        return problem(failure.code, failure.message, failure.field)
+        answer = problem(failure.code, failure.message, failure.field)
+        if isinstance(failure, BodyTimedOut):
+            answer.force_close()  # the rest of a late body is never read
+        return answer
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -125,9 +133,11 @@ def create_app(
     memory_config: MemoryConfig,
     voice: VoiceSettings | None = None,
     database_deadline_seconds: float = DEFAULT_WEB_DATABASE_DEADLINE_SECONDS,
+    limits: ServerLimits | None = None,
 ) -> web.Application:
     """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit."""
-    app = web.Application(middlewares=[error_middleware])
+    app = web.Application(middlewares=[error_middleware], client_max_size=MAX_BODY_BYTES)
+    app[LIMITS] = limits or ServerLimits()
     app[POOL] = pool
     app[DATABASE_DEADLINE] = database_deadline_seconds
     app[CATALOG] = catalog
@@ -140,11 +150,16 @@ def create_app(
     for page in PAGES:
         app.router.add_route(page.method, page.path, page.handler)
     app.on_startup.append(_offer_identity_keys)
+    headers.install(app)
     return app
 
 
 async def _serve(
-    url: str, catalog: Catalog, api_keys: Sequence[ApiKey], voice: VoiceSettings | None
+    url: str,
+    catalog: Catalog,
+    api_keys: Sequence[ApiKey],
+    voice: VoiceSettings | None,
+    limits: ServerLimits,
 ) -> web.Application:
     pool = await create_pool(url)
     if migrations_enabled():
@@ -157,6 +172,7 @@ async def _serve(
         memory_config=MemoryConfig.from_env(),
         voice=voice,
         database_deadline_seconds=web_database_deadline(),
+        limits=limits,
     )
 
     async def close_pool(_: web.Application) -> None:
@@ -172,6 +188,34 @@ async def _serve(
     return app
 
 
+async def _listen(app: web.Application, host: str, port: int) -> None:
+    """Serve until SIGINT or SIGTERM, then close connections and run the cleanups."""
+    runner = make_runner(app)
+    await runner.setup()
+    try:
+        site = await start_site(runner, host, port)
+        log.info("web.listening", port=site.bound_port, limits=repr(app[LIMITS]))
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+
+
+async def _run(
+    url: str,
+    *,
+    catalog: Catalog,
+    api_keys: Sequence[ApiKey],
+    voice: VoiceSettings | None,
+    limits: ServerLimits,
+    address: tuple[str, int],
+) -> None:
+    await _listen(await _serve(url, catalog, api_keys, voice, limits), *address)
+
+
 def main() -> int:
     configure_logging(install_handler=True)
     try:
@@ -182,16 +226,18 @@ def main() -> int:
         database.PoolTimeouts.from_env()
         web_database_deadline()
         voice = load_voice_settings()
+        limits = ServerLimits.from_env()
     except ValueError as exc:  # every configuration error is a ValueError with a clear message
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
-    host = os.environ.get("WEB_HOST", DEFAULT_HOST)
-    web.run_app(
-        _serve(database_url(), catalog, api_keys, voice),
-        host=host,
-        port=port,
-        print=None,
-        access_log_class=AccessLogger,
+    address = (os.environ.get("WEB_HOST", DEFAULT_HOST), port)
+    try:
+        url = database_url()
+    except EmbeddedStartFailed as exc:
+        print(f"database error: {exc}", file=sys.stderr)
+        return 1
+    asyncio.run(
+        _run(url, catalog=catalog, api_keys=api_keys, voice=voice, limits=limits, address=address)
     )
     return 0
 

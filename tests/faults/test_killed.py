@@ -16,7 +16,6 @@ import pytest
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.database import PoolTimeouts, close_pool, create_pool
-from memory.db_errors import DB_ERRORS
 from memory.envelope import Result
 from memory.models import AddOutcome
 from memory.store import MemoryStore
@@ -61,12 +60,6 @@ async def _person(pool: asyncpg.Pool, user: str) -> tuple[int, int, int]:
     return facts, calls, revision or 0
 
 
-# asyncpg's InternalClientError during a crash escapes `add` until the database error
-# translation covers it (issue 9, item 4, another branch); then this marker has no effect.
-LEAKS_CLIENT_ERRORS = not issubclass(asyncpg.exceptions.InternalClientError, DB_ERRORS)
-
-
-@pytest.mark.xfail(LEAKS_CLIENT_ERRORS, reason="InternalClientError escapes add", strict=False)
 @pytest.mark.parametrize("round_", range(ROUNDS))
 async def test_server_killed_mid_write_leaves_no_partial_write(
     fault_server: FaultServer,

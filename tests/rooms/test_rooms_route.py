@@ -177,9 +177,12 @@ class TestRefusals:
     async def test_lone_surrogate_escape_is_refused(
         self, client: Client, livekit: LiveKitServer
     ) -> None:
-        """A JSON escape that decodes to no Unicode character cannot become an identity."""
+        """A JSON escape that decodes to no Unicode character cannot become an identity: the
+        body is refused as it is read, naming the value's path, before identities are checked."""
         status, answer = await _post(client, '{"agentId":"crm","identities":{"e":"\\ud800"}}')
-        assert (status, answer["error"]["code"]) == (400, "invalid_identities")
+        assert (status, answer["error"]["code"]) == (400, "memory_invalid_request")
+        assert answer["error"]["field"] == "identities.e"
+        assert livekit.recorded == []
 
     @pytest.mark.parametrize(
         ("body", "status", "code"),
