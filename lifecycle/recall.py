@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from lifecycle.metrics import count_memory_off
 from lifecycle.plan import MemoryPlan
 from memory.api import Memory
 from memory.deadline import Deadline, Late, within
@@ -41,10 +42,16 @@ async def recall_within(
             deadline, memory.recall(agent_id, user_id, RECALL_CALLS), step="recall"
         )
     except Late as late:
-        return without(over_budget(late.step))
+        return _missed(over_budget(late.step))
     if result.error is not None:
-        return without(result.error.code)
+        return _missed(result.error.code)
     return RecallOutcome(result.data)
+
+
+def _missed(reason: str) -> RecallOutcome:
+    """An active plan whose recall did not arrive: counted here, once per call."""
+    count_memory_off(reason)
+    return without(reason)
 
 
 async def recall_for(plan: MemoryPlan, memory: Memory, deadline: Deadline) -> Recall | None:

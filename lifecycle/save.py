@@ -15,6 +15,7 @@ from typing import Literal
 
 import structlog
 
+from lifecycle.metrics import count_save
 from memory.deadline import Deadline, Late, within
 
 log = structlog.get_logger(__name__)
@@ -66,6 +67,7 @@ class SharedSave:
         except Late:
             report = SaveReport("failed", "save_timeout", path)
         log.info("call.save_finished", status=report.status, reason=report.reason, trigger=path)
+        count_save(report.status, report.reason)
         return report
 
 

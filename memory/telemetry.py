@@ -1,10 +1,13 @@
-"""One structured event per extraction: model, tokens, latency and outcome, never content."""
+"""One structured event and its metrics per extraction: model, tokens, latency and outcome,
+never content."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import structlog
+
+from memory.metrics import observe_extraction
 
 log = structlog.get_logger("memory.telemetry")
 
@@ -22,6 +25,13 @@ class ExtractionRecord:
     error_code: str | None = None
 
     def emit(self) -> None:
+        observe_extraction(
+            outcome=self.outcome,
+            error_code=self.error_code,
+            latency_ms=self.latency_ms,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+        )
         log.info(
             "memory.extraction",
             agent_id=self.agent_id,

@@ -1,0 +1,74 @@
+"""Prometheus metrics of calls: memory readiness, why memory was off, saves, session usage.
+
+Labels are codes and model names only, never ids or numbers. Job processes write them to the
+worker's multiprocess directory when one is configured (`worker.agent.build_server`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from livekit.agents import AgentSession, CloseEvent
+from livekit.agents.metrics import LLMModelUsage, STTModelUsage, TTSModelUsage
+from prometheus_client import Counter, Histogram
+
+MEMORY_READY_SECONDS: Final = Histogram(
+    "caller_memory_call_memory_ready_seconds",
+    "From room open until the greeting could start with memory: recall done, skipped or late.",
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.2, 0.35, 0.5, 1.0, 2.0, 5.0, 15.0, 60.0),
+)
+MEMORY_OFF: Final = Counter(
+    "caller_memory_call_memory_off",
+    "Calls without memory, or without recalled memory, by reason code.",
+    ["reason"],
+)
+SAVES: Final = Counter(
+    "caller_memory_call_saves",
+    "The one save at the end of each call, by status (saved, skipped, failed) and reason.",
+    ["status", "reason"],
+)
+LLM_TOKENS: Final = Counter(
+    "caller_memory_session_llm_tokens",
+    "Conversation LLM tokens of finished calls, by model and direction (input, output).",
+    ["model", "direction"],
+)
+TTS_CHARACTERS: Final = Counter(
+    "caller_memory_session_tts_characters",
+    "Characters the conversation TTS synthesized in finished calls, by model.",
+    ["model"],
+)
+AUDIO_SECONDS: Final = Counter(
+    "caller_memory_session_audio_seconds",
+    "Seconds of audio transcribed (stt) or synthesized (tts) in finished calls, by model.",
+    ["kind", "model"],
+)
+
+
+def count_memory_off(reason: str) -> None:
+    MEMORY_OFF.labels(reason=reason).inc()
+
+
+def count_save(status: str, reason: str | None) -> None:
+    SAVES.labels(status=status, reason=reason or "none").inc()
+
+
+def count_session_usage(session: AgentSession[Any]) -> None:
+    """Count the session's model usage once, when it closes."""
+
+    def on_close(_: CloseEvent) -> None:
+        session.off("close", on_close)
+        record_usage(session.usage.model_usage)
+
+    session.on("close", on_close)
+
+
+def record_usage(usages: list[Any]) -> None:
+    for usage in usages:
+        if isinstance(usage, LLMModelUsage):
+            LLM_TOKENS.labels(model=usage.model, direction="input").inc(usage.input_tokens)
+            LLM_TOKENS.labels(model=usage.model, direction="output").inc(usage.output_tokens)
+        elif isinstance(usage, TTSModelUsage):
+            TTS_CHARACTERS.labels(model=usage.model).inc(usage.characters_count)
+            AUDIO_SECONDS.labels(kind="tts", model=usage.model).inc(usage.audio_duration)
+        elif isinstance(usage, STTModelUsage):
+            AUDIO_SECONDS.labels(kind="stt", model=usage.model).inc(usage.audio_duration)
