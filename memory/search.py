@@ -46,6 +46,8 @@ class Search:
     async def run(self, request: SearchRequest) -> SearchOutcome:
         started = time.perf_counter()
         outcome = await self._run(request)
+        if request.mode != "identifier":
+            self.indexer.schedule()  # fill in vectors a failed pass left behind
         log.info(
             "memory.search",
             agent_id=request.agent_id,
@@ -63,7 +65,6 @@ class Search:
         if request.mode == "identifier":
             hits = await self._store.identifier(request.agent_id, request.query, request.k)
             return SearchOutcome("identifier", False, None, tuple(hits))
-        self.indexer.schedule()  # fill in vectors a failed pass left behind
         if request.mode == "lexical":
             return _lexical(await self._lexical(request, request.k), None)
         missing = await self._semantic_missing()

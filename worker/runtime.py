@@ -47,6 +47,7 @@ class Runtime:
             await self.store.ensure_capability()
 
     async def aclose(self) -> None:
+        await self.memory.drain_indexing()  # the save's fact vectors, before the pool goes
         await close_pool(self.pool, CLOSE_SECONDS)
 
 
