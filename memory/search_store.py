@@ -33,10 +33,8 @@ _LEXICAL_CONTACT = f"""with scoped as materialized (
     where f.search_text @@ q.v
     order by score desc, f.seq limit $3"""
 
-_SEMANTIC_AGENT = f"""select n.user_id, n.fact_id::text, f.content, 1 - n.distance
-    from {_S}.nearest_facts($1, $2::text::vector, $3, $4) n
-    join {_S}.memory_facts f on f.id = n.fact_id
-    order by n.distance, n.fact_id"""
+_SEMANTIC_AGENT = f"""select user_id, fact_id, content, 1 - distance
+    from {_S}.nearest_facts($1, $2::text::vector, $3, $4) order by distance, fact_id"""
 _SEMANTIC_CONTACT = f"""with scoped as materialized (
         select v.fact_id, v.embedding <=> $2::text::vector as distance
         from {_S}.memory_fact_vectors v
@@ -47,17 +45,24 @@ _SEMANTIC_CONTACT = f"""with scoped as materialized (
 
 # A contact is found while anything of theirs is stored: the revision row outlives an erasure,
 # so it is only the list of candidates. Matching is by substring of the lower-cased id, never
-# by LIKE (no wildcard in an id can match more than itself).
-_IDENTIFIER = f"""select r.user_id, null, null,
-        case when lower(r.user_id) = q.v then 1.0
-             when starts_with(lower(r.user_id), q.v) then 0.8 else 0.6 end::float8 as score
-    from {_S}.memory_revisions r, lower($2) as q(v)
-    where r.agent_id = $1 and strpos(lower(r.user_id), q.v) > 0
-      and (exists (select 1 from {_S}.memory_facts f
-                   where f.agent_id = r.agent_id and f.user_id = r.user_id)
-        or exists (select 1 from {_S}.memory_calls c
-                   where c.agent_id = r.agent_id and c.user_id = r.user_id))
-    order by score desc, length(r.user_id), r.user_id limit $3"""
+# by LIKE (no wildcard in an id can match more than itself). Matches are sorted first (`offset 0`
+# keeps the planner from checking every match before sorting), then probed in that order until
+# `k` pass; one EXISTS over a UNION ALL is an index probe each, where `exists .. or exists ..`
+# would let the planner hash whole tables.
+_IDENTIFIER = f"""select m.user_id, null, null, m.score from (
+        select r.agent_id, r.user_id,
+            case when lower(r.user_id) = q.v then 1.0
+                 when starts_with(lower(r.user_id), q.v) then 0.8 else 0.6 end::float8 as score
+        from {_S}.memory_revisions r, lower($2) as q(v)
+        where r.agent_id = $1 and strpos(lower(r.user_id), q.v) > 0
+        order by score desc, length(r.user_id), r.user_id
+        offset 0) as m
+    where exists (select 1 from {_S}.memory_facts f
+                  where f.agent_id = m.agent_id and f.user_id = m.user_id
+                  union all
+                  select 1 from {_S}.memory_calls c
+                  where c.agent_id = m.agent_id and c.user_id = m.user_id)
+    limit $3"""
 
 # read from a random point of the pending index onwards (wrapping around), so a fact the
 # provider always rejects cannot hold back the ones after it

@@ -88,12 +88,13 @@ begin
         for each statement execute function stackbone_platform.memory_fact_vectors_changed();
 
     -- The nearest facts of one agent. An HNSW scan filtered by agent keeps scanning until it has
-    -- `n` rows (iterative scan, pgvector 0.8); relaxed order is sorted again here.
+    -- `n` rows (iterative scan, pgvector 0.8); relaxed order is sorted again here. The join to
+    -- the facts is inside: outside, the planner would expect 1000 rows and hash every fact.
     execute $sql$
         create function stackbone_platform.nearest_facts(
             p_agent text, p_query vector, p_model text, p_limit integer)
-        returns table (user_id text, fact_id uuid, distance double precision)
-        language sql stable
+        returns table (user_id text, fact_id text, content text, distance double precision)
+        language sql stable rows 50
         set hnsw.iterative_scan = 'relaxed_order'
         as $$
             with candidates as materialized (
@@ -102,7 +103,9 @@ begin
                 where v.agent_id = p_agent and v.model = p_model
                 order by v.embedding <=> p_query
                 limit p_limit)
-            select * from candidates order by distance, fact_id
+            select c.user_id, c.fact_id::text, f.content, c.distance
+            from candidates c join stackbone_platform.memory_facts f on f.id = c.fact_id
+            order by c.distance, c.fact_id
         $$
     $sql$;
     insert into stackbone_platform.capabilities (name) values ('memory.semantic')
