@@ -170,9 +170,10 @@ class Memory:
 
         return await _enveloped(work)
 
-    async def drain_indexing(self) -> None:
-        """Wait for the background vector pass, if one runs (before closing the pool)."""
-        await self._search.indexer.drain()
+    async def drain_indexing(self, grace_seconds: float | None = None) -> None:
+        """Wait for the background vector pass, if one runs (before closing the pool); past
+        `grace_seconds` it is cancelled and its facts wait for a later pass."""
+        await self._search.indexer.drain(grace_seconds)
 
 
 def open_memory(store: MemoryStore, config: MemoryConfig) -> Memory:

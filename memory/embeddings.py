@@ -33,6 +33,16 @@ def vector_literal(values: object) -> str:
     return "[" + ",".join(repr(float(v)) for v in values) + "]"
 
 
+def vectors(data: object, expected: int) -> tuple[str, ...]:
+    """The response's vectors in input order; anything but one valid vector per input fails."""
+    if not isinstance(data, list):
+        raise InvalidModelOutput("embedding rejected: the response had no data list")
+    by_index = {getattr(item, "index", None): getattr(item, "embedding", None) for item in data}
+    if len(data) != expected or sorted(by_index, key=str) != list(range(expected)):
+        raise InvalidModelOutput("embedding rejected: one vector per input was expected")
+    return tuple(vector_literal(by_index[i]) for i in range(expected))
+
+
 def _number(value: object) -> bool:
     return isinstance(value, float | int) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -61,10 +71,7 @@ class EmbeddingModel:
             )
         except openai.APIError as exc:
             raise ModelFailed(f"embedding request failed: {type(exc).__name__}") from exc
-        items = sorted(response.data, key=lambda item: item.index)
-        if [item.index for item in items] != list(range(len(texts))):
-            raise InvalidModelOutput("embedding rejected: one vector per input was expected")
-        return tuple(vector_literal(item.embedding) for item in items)
+        return vectors(getattr(response, "data", None), len(texts))
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -41,10 +41,16 @@ class EmbeddingIndexer:
         self._task = asyncio.get_running_loop().create_task(self._passes())
         self._task.add_done_callback(_retrieve)
 
-    async def drain(self) -> None:
-        """Wait for the running pass (and the one queued after it), whatever their outcome."""
-        while self._task is not None and not self._task.done():
-            await asyncio.wait([self._task])
+    async def drain(self, grace_seconds: float | None = None) -> None:
+        """Wait for the running pass (and the one queued after it), whatever their outcome;
+        past `grace_seconds` the pass is cancelled (its facts stay pending)."""
+        task = self._task
+        if task is None or task.done():
+            return
+        await asyncio.wait([task], timeout=grace_seconds)
+        if not task.done():
+            task.cancel()
+            await asyncio.wait([task])
 
     async def _passes(self) -> None:
         while True:
@@ -74,11 +80,12 @@ class EmbeddingIndexer:
         except MemoryFailure as failure:
             log.warning("memory.embedding_pass_failed", error_code=failure.code, stored=stored)
             return stored
-        log.info(
-            "memory.embedding_pass",
-            stored=stored,
-            latency_ms=round((time.perf_counter() - started) * 1000, 1),
-        )
+        if stored:
+            log.info(
+                "memory.embedding_pass",
+                stored=stored,
+                latency_ms=round((time.perf_counter() - started) * 1000, 1),
+            )
         return stored
 
 

@@ -3,7 +3,11 @@ embeddings are computed after the save, never retried, and filled in later after
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 import asyncpg
+import pytest
 
 from memory.api import Memory
 from memory.search_store import SearchStore
@@ -109,31 +113,53 @@ async def test_a_failed_embedding_never_fails_the_save_and_is_filled_in_later(
     await remember(semantic, model_server, "u1", "Asked not to be called again.")
     assert len(model_server.embedding_requests) == 1  # never retried
     assert [v["embedded"] for v in await vectors(pool)] == [False]
-    # searchable by text at once; semantically once a later pass fills the vector in
+    # searchable by text at once; semantically once a later pass (here: the one the first
+    # search schedules after answering) fills the vector in
+    assert texts(await semantic.search("support", "called", mode="semantic")) == []
     assert texts(await semantic.search("support", "called", mode="lexical")) == [
         "Asked not to be called again."
     ]
-    assert texts(await semantic.search("support", "called", mode="semantic")) == []
     await semantic.drain_indexing()
     assert [v["embedded"] for v in await vectors(pool)] == [True]
     assert texts(await semantic.search("support", "who asked not to be called", mode="semantic"))
 
 
-async def test_a_slow_or_malformed_provider_never_blocks_the_save(
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"object": "list", "data": [{"index": 0, "embedding": [1]}]}',  # 1 dimension
+        '{"error": {"message": "no"}}',  # no data at all
+        '{"object": "list", "data": []}',  # no vector for the input
+        '{"object": "list", "data": [{"index": 0, "embedding": "abc"}]}',
+    ],
+)
+async def test_a_malformed_answer_is_refused_and_logged(
+    semantic: Memory,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
+    caplog: pytest.LogCaptureFixture,
+    body: str,
+) -> None:
+    caplog.set_level(logging.INFO)
+    model_server.answer_embedding_raw(body)
+    await remember(semantic, model_server, "u1", "Has a cat.")
+    assert [v["embedded"] for v in await vectors(pool)] == [False]
+    events = [r for r in caplog.records if r.getMessage().startswith("memory.embedding")]
+    assert [(r.getMessage(), vars(r)["error_code"]) for r in events] == [
+        ("memory.embedding_pass_failed", "memory_invalid_model_output")
+    ]
+
+
+async def test_a_slow_provider_never_blocks_the_save(
     semantic: Memory, model_server: ModelServer, pool: asyncpg.Pool
 ) -> None:
-    model_server.fail_embedding(200, delay=3)  # answered after the save returned
+    model_server.fail_embedding(500, delay=3)  # answered long after the save returned
     model_server.answer([{"op": "add", "handle": None, "content": "Has a cat."}], "Talked.")
-    result = await semantic.add("hi", "support", "u1")
-    assert result.error is None
+    started = asyncio.get_running_loop().time()
+    assert (await semantic.add("hi", "support", "u1")).error is None
+    assert asyncio.get_running_loop().time() - started < 3
     assert [v["embedded"] for v in await vectors(pool)] == [False]
     await semantic.drain_indexing()
-    model_server.answer_embedding_raw(
-        '{"object": "list", "data": [{"index": 0, "embedding": [1]}]}'
-    )
-    assert await semantic.search("support", "cat", mode="lexical")
-    await semantic.drain_indexing()
-    assert [v["embedded"] for v in await vectors(pool)] == [False]  # a 1-dimension vector: refused
 
 
 async def test_query_embedding_failure_falls_back_to_text_in_hybrid_only(
@@ -161,3 +187,18 @@ async def test_vectors_of_another_model_are_recomputed(
     await restarted.drain_indexing()
     assert [(v["model"], v["embedded"]) for v in await vectors(pool)] == [(EMBEDDING_MODEL, True)]
     assert texts(await semantic.search("support", "cat", mode="semantic")) == ["Has a cat."]
+
+
+async def test_a_bounded_drain_cancels_a_slow_pass_and_leaves_its_facts_pending(
+    semantic: Memory, model_server: ModelServer, pool: asyncpg.Pool
+) -> None:
+    model_server.fail_embedding(500, delay=5)  # an embedding request hanging for 5 s
+    model_server.answer([{"op": "add", "handle": None, "content": "Has a cat."}], "Talked.")
+    assert (await semantic.add("hi", "support", "u1")).error is None
+    started = asyncio.get_running_loop().time()
+    await semantic.drain_indexing(grace_seconds=0.2)
+    assert asyncio.get_running_loop().time() - started < 4  # generous: cancelled, not awaited
+    assert [v["embedded"] for v in await vectors(pool)] == [False]
+    await semantic.search("support", "cat", mode="lexical")  # a later pass fills it in
+    await semantic.drain_indexing()
+    assert [v["embedded"] for v in await vectors(pool)] == [True]
