@@ -21,6 +21,8 @@ insert into stackbone_platform.capabilities (name) values ('memory.search');
 -- `select stackbone_platform.enable_semantic_search()` (idempotent).
 create function stackbone_platform.enable_semantic_search() returns text
     language plpgsql as $fn$
+declare
+    iterative text := '';
 begin
     if to_regclass('stackbone_platform.memory_fact_vectors') is not null then
         return 'enabled';
@@ -90,12 +92,18 @@ begin
     -- The nearest facts of one agent. An HNSW scan filtered by agent keeps scanning until it has
     -- `n` rows (iterative scan, pgvector 0.8); relaxed order is sorted again here. The join to
     -- the facts is inside: outside, the planner would expect 1000 rows and hash every fact.
-    execute $sql$
+    -- (pgvector before 0.8 has no iterative scan: the index is then filtered after the fact,
+    -- and an agent with a small share of all vectors may get fewer than `n` rows.)
+    if (select string_to_array(extversion, '.')::int[] from pg_extension
+            where extname = 'vector') >= array[0, 8] then
+        iterative := $set$set hnsw.iterative_scan = 'relaxed_order'$set$;
+    end if;
+    execute format($sql$
         create function stackbone_platform.nearest_facts(
             p_agent text, p_query vector, p_model text, p_limit integer)
         returns table (user_id text, fact_id text, content text, distance double precision)
         language sql stable rows 50
-        set hnsw.iterative_scan = 'relaxed_order'
+        %s
         as $$
             with candidates as materialized (
                 select v.user_id, v.fact_id, v.embedding <=> p_query as distance
@@ -107,7 +115,7 @@ begin
             from candidates c join stackbone_platform.memory_facts f on f.id = c.fact_id
             order by c.distance, c.fact_id
         $$
-    $sql$;
+    $sql$, iterative);
     insert into stackbone_platform.capabilities (name) values ('memory.semantic')
         on conflict do nothing;
     return 'enabled';

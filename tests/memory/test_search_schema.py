@@ -74,3 +74,19 @@ async def enable_and_backfill(superuser_url: str, pool: asyncpg.Pool, server: Mo
     found = await restarted.search("support", "who asked not to be called", mode="semantic")
     assert texts(found) == ["Asked not to be called again."]
     await restarted.drain_indexing()
+
+
+async def test_the_embedded_server_gets_semantic_search_with_iterative_scans(
+    pool: asyncpg.Pool,
+) -> None:
+    """The migrated test database (embedded server, pgvector 0.8.5) is fully semantic."""
+    capabilities = await pool.fetch("select name from stackbone_platform.capabilities")
+    assert "memory.semantic" in {r["name"] for r in capabilities}
+    config = await pool.fetchval("select proconfig from pg_proc where proname = 'nearest_facts'")
+    assert config == ["hnsw.iterative_scan=relaxed_order"]
+    dimensions = await pool.fetchval(
+        "select format_type(atttypid, atttypmod) from pg_attribute"
+        " where attrelid = 'stackbone_platform.memory_fact_vectors'::regclass"
+        " and attname = 'embedding'"
+    )
+    assert dimensions == "vector(512)"
