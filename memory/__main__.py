@@ -1,4 +1,4 @@
-"""Operator CLI: `python -m memory migrate | recall | add | delete-all`.
+"""Operator CLI: `python -m memory migrate | recall | add | delete-all | search`.
 
 Results print as JSON on stdout (the operator asked for them); logs carry no memory text.
 """
@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memory.api import open_memory
+from memory.api import Memory, open_memory
 from memory.config import ConfigError, MemoryConfig
 from memory.database import create_pool, database_url
 from memory.envelope import Result
 from memory.logs import configure_logging
 from memory.migrate import migrate
+from memory.search_models import SEARCH_MODES
+from memory.search_requests import DEFAULT_K, DEFAULT_MODE
 from memory.store import MemoryStore
 
 
@@ -39,6 +41,12 @@ def _parser() -> argparse.ArgumentParser:
     erase = sub.add_parser("delete-all", help="erase one person's memory for one agent")
     erase.add_argument("agent_id")
     erase.add_argument("user_id")
+    search = sub.add_parser("search", help="search facts of one person or of every person")
+    search.add_argument("agent_id")
+    search.add_argument("query")
+    search.add_argument("--user", help="search this person only")
+    search.add_argument("--k", type=int, default=DEFAULT_K)
+    search.add_argument("--mode", default=DEFAULT_MODE, help=", ".join(SEARCH_MODES))
     return parser
 
 
@@ -67,16 +75,23 @@ async def _run(args: argparse.Namespace) -> int:
             print(json.dumps({"applied": applied}))
             return 0
         memory = open_memory(MemoryStore(pool), MemoryConfig.from_env())
-        if args.command == "recall":
-            return _print(await memory.recall(args.agent_id, args.user_id, args.calls))
-        if args.command == "add":
-            content = _content(args.transcript)
-            return _print(
-                await memory.add(content, args.agent_id, args.user_id, None, args.instructions)
-            )
-        return _print(await memory.delete_all(args.agent_id, args.user_id))
+        try:
+            return _print(await _memory_command(memory, args))
+        finally:
+            await memory.drain_indexing()  # vectors of what an add just saved
     finally:
         await pool.close()
+
+
+async def _memory_command(memory: Memory, args: argparse.Namespace) -> Result[Any]:
+    if args.command == "recall":
+        return await memory.recall(args.agent_id, args.user_id, args.calls)
+    if args.command == "add":
+        content = _content(args.transcript)
+        return await memory.add(content, args.agent_id, args.user_id, None, args.instructions)
+    if args.command == "search":
+        return await memory.search(args.agent_id, args.query, args.user, args.k, args.mode)
+    return await memory.delete_all(args.agent_id, args.user_id)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

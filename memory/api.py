@@ -14,6 +14,7 @@ import structlog
 from memory import requests
 from memory.brief import parse_brief
 from memory.config import MemoryConfig, resolve_choice
+from memory.embeddings import EmbeddingModel
 from memory.envelope import Result
 from memory.errors import MemoryFailure
 from memory.extraction import build_prompt, response_format
@@ -21,6 +22,10 @@ from memory.limits import DEFAULT_RECALL_CALLS
 from memory.models import AddOutcome, DeleteOutcome, Recall
 from memory.operations import plan
 from memory.provider import ExtractionModel
+from memory.search import Search
+from memory.search_models import SearchOutcome
+from memory.search_requests import DEFAULT_K, DEFAULT_MODE, search_request
+from memory.search_store import SearchStore
 from memory.store import MemoryStore
 from memory.telemetry import ExtractionRecord
 
@@ -38,10 +43,13 @@ async def _enveloped(work: Callable[[], Awaitable[T]]) -> Result[T]:
 class Memory:
     """Per-person memory scoped by (agent id, user id)."""
 
-    def __init__(self, store: MemoryStore, model: ExtractionModel, config: MemoryConfig) -> None:
+    def __init__(
+        self, store: MemoryStore, model: ExtractionModel, config: MemoryConfig, search: Search
+    ) -> None:
         self._store = store
         self._model = model
         self._config = config
+        self._search = search
 
     async def recall(
         self, agent_id: object, user_id: object, calls: object = DEFAULT_RECALL_CALLS
@@ -141,10 +149,34 @@ class Memory:
         record.completion_tokens = completion.completion_tokens
         validated = plan(completion.text, prompt.handles)
         outcome = await self._store.write(agent, user, snapshot.revision, validated, metadata)
+        self._search.indexer.schedule()  # vectors of the new facts, off the call path
         record.outcome = "saved"
         return outcome
+
+    async def search(
+        self,
+        agent_id: object,
+        query: object,
+        user_id: object = None,
+        k: object = DEFAULT_K,
+        mode: object = DEFAULT_MODE,
+    ) -> Result[SearchOutcome]:
+        """Facts of one contact (`user_id`) or of every contact of the agent, best first."""
+
+        async def work() -> SearchOutcome:
+            request = search_request(agent_id, query, user_id, k, mode)
+            await self._store.ensure_capability()
+            return await self._search.run(request)
+
+        return await _enveloped(work)
+
+    async def drain_indexing(self, grace_seconds: float | None = None) -> None:
+        """Wait for the background vector pass, if one runs (before closing the pool); past
+        `grace_seconds` it is cancelled and its facts wait for a later pass."""
+        await self._search.indexer.drain(grace_seconds)
 
 
 def open_memory(store: MemoryStore, config: MemoryConfig) -> Memory:
     """Compose the memory API from a store and the provider configuration."""
-    return Memory(store, ExtractionModel(config), config)
+    search = Search(SearchStore(store.pool), EmbeddingModel(config))
+    return Memory(store, ExtractionModel(config), config, search)

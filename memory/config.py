@@ -16,6 +16,7 @@ DEFAULT_REASONING_EFFORT = "high"
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 DIRECT_PROVIDER_PREFIX = "openai/"
 DEFAULT_TIMEOUT_SECONDS = 30.0
+DEFAULT_EMBEDDING_TIMEOUT_SECONDS = 10.0
 
 
 class ConfigError(ValueError):
@@ -40,21 +41,27 @@ class MemoryConfig:
     env_reasoning_effort: str | None = None
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     structured_output: bool = True
+    # semantic search: unset model = lexical search only
+    embedding_model: str | None = None
+    embedding_timeout_seconds: float = DEFAULT_EMBEDDING_TIMEOUT_SECONDS
 
     def __post_init__(self) -> None:
         check_effort(self.reasoning_effort, "memory reasoning_effort option")
         check_effort(self.env_reasoning_effort, "STACKBONE_MEMORY_REASONING_EFFORT")
         if not self.timeout_seconds > 0:
             raise ConfigError("STACKBONE_MEMORY_TIMEOUT_SECONDS must be a positive number")
+        if not self.embedding_timeout_seconds > 0:
+            raise ConfigError(
+                "STACKBONE_MEMORY_EMBEDDING_TIMEOUT_SECONDS must be a positive number"
+            )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ, **options: object) -> MemoryConfig:
         """Read the environment; keyword options are the client's own settings."""
-        timeout = env.get("STACKBONE_MEMORY_TIMEOUT_SECONDS", str(DEFAULT_TIMEOUT_SECONDS))
-        try:
-            timeout_seconds = float(timeout)
-        except ValueError:
-            raise ConfigError("STACKBONE_MEMORY_TIMEOUT_SECONDS must be a number") from None
+        timeout_seconds = _seconds(env, "STACKBONE_MEMORY_TIMEOUT_SECONDS", DEFAULT_TIMEOUT_SECONDS)
+        embedding_timeout = _seconds(
+            env, "STACKBONE_MEMORY_EMBEDDING_TIMEOUT_SECONDS", DEFAULT_EMBEDDING_TIMEOUT_SECONDS
+        )
         response_format = env.get("STACKBONE_MEMORY_RESPONSE_FORMAT", "json_schema")
         if response_format not in ("json_schema", "json_object"):
             raise ConfigError("STACKBONE_MEMORY_RESPONSE_FORMAT must be json_schema or json_object")
@@ -65,8 +72,17 @@ class MemoryConfig:
             env_reasoning_effort=env.get("STACKBONE_MEMORY_REASONING_EFFORT") or None,
             timeout_seconds=timeout_seconds,
             structured_output=response_format == "json_schema",
+            embedding_model=env.get("STACKBONE_MEMORY_EMBEDDING_MODEL") or None,
+            embedding_timeout_seconds=embedding_timeout,
             **options,  # type: ignore[arg-type]
         )
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    try:
+        return float(env.get(name, str(default)))
+    except ValueError:
+        raise ConfigError(f"{name} must be a number") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,6 +93,10 @@ class MemoryStore:
         self._pool = pool
         self._capable = False
 
+    @property
+    def pool(self) -> asyncpg.Pool:
+        return self._pool
+
     async def ensure_capability(self) -> None:
         """Check once per process that the schema is applied and advertises memory.basic."""
         if self._capable:

@@ -8,7 +8,10 @@ request body it received.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import math
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,12 +36,16 @@ class Reply:
 class ModelServer:
     replies: deque[Reply] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    # /v1/embeddings: deterministic vectors unless a scripted failure is queued
+    embedding_requests: list[dict[str, Any]] = field(default_factory=list)
+    embedding_failures: deque[Reply] = field(default_factory=deque)
     _runner: web.AppRunner | None = None
     url: str = ""
 
     async def start(self) -> str:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
+        app.router.add_post("/v1/embeddings", self._embeddings)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -100,3 +107,49 @@ class ModelServer:
                 "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
             }
         )
+
+    def fail_embedding(self, status: int = 500, *, delay: float = 0.0) -> None:
+        """The next embeddings request fails (or answers `raw_body` via `answer_embedding_raw`)."""
+        self.embedding_failures.append(Reply(status=status, delay=delay))
+
+    def answer_embedding_raw(self, body: str) -> None:
+        self.embedding_failures.append(Reply(raw_body=body))
+
+    async def _embeddings(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.embedding_requests.append(body)
+        if self.embedding_failures:
+            reply = self.embedding_failures.popleft()
+            if reply.delay:
+                await asyncio.sleep(reply.delay)
+            if reply.raw_body is not None:
+                return web.Response(text=reply.raw_body, content_type="application/json")
+            error = {"error": {"message": "scripted failure", "type": "server_error", "code": None}}
+            return web.json_response(error, status=reply.status)
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        dimensions = int(body.get("dimensions", 512))
+        return web.json_response(
+            {
+                "object": "list",
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": bag_of_words(t, dimensions)}
+                    for i, t in enumerate(texts)
+                ],
+                "model": body.get("model", ""),
+                "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+            }
+        )
+
+
+def bag_of_words(text: str, dimensions: int) -> list[float]:
+    """A deterministic unit vector: each lower-cased word adds +-1 at a slot chosen by its hash,
+    so texts sharing words are close and texts sharing none are (almost) orthogonal."""
+    vector = [0.0] * dimensions
+    for word in re.findall(r"\w+", text.lower()):
+        digest = hashlib.sha256(word.encode()).digest()
+        slot = int.from_bytes(digest[:4], "big") % dimensions
+        vector[slot] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+    if not any(vector):
+        vector[0] = 1.0
+    return [v / norm for v in vector]

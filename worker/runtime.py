@@ -25,6 +25,7 @@ from worker.config import WorkerConfig, load_worker_config
 JOB_POOL_MIN = 1
 JOB_POOL_MAX = 2
 CLOSE_SECONDS = 2.0  # graceful pool close at the end of a job; then its connections are cut
+INDEXING_DRAIN_SECONDS = 5.0  # the save's fact vectors, at most this long before the pool goes
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,7 @@ class Runtime:
             await self.store.ensure_capability()
 
     async def aclose(self) -> None:
+        await self.memory.drain_indexing(grace_seconds=INDEXING_DRAIN_SECONDS)
         await close_pool(self.pool, CLOSE_SECONDS)
 
 

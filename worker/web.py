@@ -35,6 +35,7 @@ from worker import (
     routes_extraction,
     routes_health,
     routes_page,
+    routes_search,
     routes_settings,
     routes_voice,
 )
@@ -67,6 +68,7 @@ ROUTES: tuple[Route, ...] = (
     *routes_health.ROUTES,
     *routes_settings.ROUTES,
     *routes_customers.ROUTES,
+    *routes_search.ROUTES,
     *routes_extraction.ROUTES,
     *routes_activity.ROUTES,
     *routes_voice.ROUTES,
@@ -125,6 +127,10 @@ async def _offer_identity_keys(app: web.Application) -> None:
     await offer_code_bindings(app[POOL], app[CATALOG].identity_keys())
 
 
+async def _drain_indexing(app: web.Application) -> None:
+    await app[MEMORY].drain_indexing()
+
+
 def create_app(
     *,
     pool: asyncpg.Pool,
@@ -151,6 +157,7 @@ def create_app(
         app.router.add_route(page.method, page.path, page.handler)
     app.on_startup.append(_offer_identity_keys)
     headers.install(app)
+    app.on_cleanup.append(_drain_indexing)  # before the pool closes (registered later)
     return app
 
 

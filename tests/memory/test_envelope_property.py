@@ -24,10 +24,13 @@ from hypothesis import strategies as st
 
 from memory.api import Memory
 from memory.config import MemoryConfig
+from memory.embeddings import EmbeddingModel
 from memory.envelope import Result
 from memory.errors import ERROR_CODES, MemoryFailure
 from memory.extraction_settings_store import load_extraction
 from memory.provider import ExtractionModel
+from memory.search import Search
+from memory.search_store import SearchStore
 from memory.settings import CodeDefaults
 from memory.settings_store import load_call_settings
 from memory.store import MemoryStore
@@ -178,7 +181,9 @@ async def test_every_operation_answers_an_envelope_under_any_fault(  # noqa: PLR
     config = MemoryConfig(base_url=model_server.url, api_key="k", timeout_seconds=TIMEOUT)
     model = ExtractionModel(config)
     async with scene(pg_admin_url, template_db, fault) as (pool, name):
-        memory = Memory(MemoryStore(pool), model, config)
+        store = MemoryStore(pool)
+        search = Search(SearchStore(pool), EmbeddingModel(config))
+        memory = Memory(store, model, config, search)
         if fault.kind.endswith("_before"):
             await _strike(pg_admin_url, name, fault)
         striking = asyncio.create_task(_strike(pg_admin_url, name, fault))

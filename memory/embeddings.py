@@ -1,0 +1,77 @@
+"""Embeddings from the OpenAI-compatible provider: one request per batch, never retried.
+
+The dimension is fixed by the schema (`vector(512)` in migration 0004) and asked of the provider
+with the `dimensions` parameter; a vector of another length is rejected, never padded or cut.
+Vectors travel to Postgres as pgvector text literals, so no type codec is registered on
+connections.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import openai
+
+from memory.config import MemoryConfig
+from memory.errors import InvalidModelOutput, ModelFailed
+
+EMBEDDING_DIMENSIONS = 512
+MAX_BATCH = 64  # texts per embedding request
+
+
+def vector_literal(values: object) -> str:
+    """A checked embedding as a pgvector literal: exactly 512 finite numbers."""
+    if not isinstance(values, list | tuple):
+        raise InvalidModelOutput("embedding rejected: not a list of numbers")
+    if len(values) != EMBEDDING_DIMENSIONS:
+        raise InvalidModelOutput(
+            f"embedding rejected: {len(values)} dimensions, the schema holds {EMBEDDING_DIMENSIONS}"
+        )
+    if not all(_number(v) for v in values):
+        raise InvalidModelOutput("embedding rejected: values must be finite numbers")
+    return "[" + ",".join(repr(float(v)) for v in values) + "]"
+
+
+def vectors(data: object, expected: int) -> tuple[str, ...]:
+    """The response's vectors in input order; anything but one valid vector per input fails."""
+    if not isinstance(data, list):
+        raise InvalidModelOutput("embedding rejected: the response had no data list")
+    by_index = {getattr(item, "index", None): getattr(item, "embedding", None) for item in data}
+    if len(data) != expected or sorted(by_index, key=str) != list(range(expected)):
+        raise InvalidModelOutput("embedding rejected: one vector per input was expected")
+    return tuple(vector_literal(by_index[i]) for i in range(expected))
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, float | int) and not isinstance(value, bool) and math.isfinite(value)
+
+
+class EmbeddingModel:
+    """The provider's embeddings endpoint, with the client's automatic retries turned off."""
+
+    def __init__(self, config: MemoryConfig) -> None:
+        self.model = config.embedding_model
+        self._client = openai.AsyncOpenAI(
+            base_url=config.base_url,
+            api_key=config.api_key or "not-configured",
+            max_retries=0,
+            timeout=config.embedding_timeout_seconds,
+        )
+
+    async def embed(self, texts: Sequence[str]) -> tuple[str, ...]:
+        """One request for up to `MAX_BATCH` texts; vector literals in the same order."""
+        assert self.model is not None and 0 < len(texts) <= MAX_BATCH
+        try:
+            response = await self._client.embeddings.create(
+                model=self.model,
+                input=list(texts),
+                dimensions=EMBEDDING_DIMENSIONS,
+                encoding_format="float",
+            )
+        except openai.APIError as exc:
+            raise ModelFailed(f"embedding request failed: {type(exc).__name__}") from exc
+        return vectors(getattr(response, "data", None), len(texts))
+
+    async def aclose(self) -> None:
+        await self._client.close()

@@ -1,0 +1,51 @@
+"""`python -m memory search` as a separate process: JSON on stdout, errors as envelopes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.memory.helpers import add_op
+from tests.memory.search_helpers import EMBEDDING_MODEL
+from tests.memory.test_cli_and_migrations import cli
+from tests.model_server import ModelServer
+
+
+async def test_cli_search_modes(
+    database_url: str, model_server: ModelServer, tmp_path: Path
+) -> None:
+    env = {
+        "DATABASE_URL": database_url,
+        "STACKBONE_MEMORY_BASE_URL": model_server.url,
+        "STACKBONE_MEMORY_API_KEY": "k",
+        "STACKBONE_MEMORY_EMBEDDING_MODEL": EMBEDDING_MODEL,
+    }
+    transcript = tmp_path / "call.txt"
+    transcript.write_text("Please do not call me again.")
+    model_server.answer([add_op("Asked not to be called again.")], "Opted out.")
+    code, _ = await cli("add", "support", "+34 600 1", str(transcript), env=env)
+    assert code == 0
+    assert len(model_server.embedding_requests) == 1  # the add's vectors, before the exit
+    code, body = await cli("search", "support", "who asked not to be called", env=env)
+    assert code == 0
+    assert body["data"]["mode"] == "hybrid"
+    assert [(i["contact"], i["text"]) for i in body["data"]["items"]] == [
+        ("+34 600 1", "Asked not to be called again.")
+    ]
+    code, body = await cli("search", "support", "+34 600", "--mode", "identifier", env=env)
+    assert code == 0 and body["data"]["items"][0]["contact"] == "+34 600 1"
+    code, body = await cli(
+        "search",
+        "support",
+        "called",
+        "--user",
+        "+34 600 1",
+        "--mode",
+        "lexical",
+        "--k",
+        "1",
+        env=env,
+    )
+    assert code == 0 and body["data"]["lexical_only"] is True
+    assert len(body["data"]["items"]) == 1
+    code, body = await cli("search", "support", "called", "--k", "51", env=env)
+    assert code == 1 and body["error"]["field"] == "k"

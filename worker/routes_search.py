@@ -1,0 +1,53 @@
+"""Search one customer's memory, or every customer of an agent, for the Memory screen.
+
+The query and the optional user id travel in the JSON body, never in the URL (access logs keep
+URLs, and a `+` in a query string turns into a space).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory.search_models import SearchHit
+from memory.search_requests import DEFAULT_K, DEFAULT_MODE
+from worker.routes_context import CATALOG, MEMORY, Route, parse_body, read_json, respond, unwrap
+
+PATH = "/api/memory/customers/{agentId}/search"
+
+
+class _SearchBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    # the memory API validates every value (limits, modes) and names the field
+    query: str
+    user_id: str | None = Field(default=None, alias="userId")
+    k: int = DEFAULT_K
+    mode: str = DEFAULT_MODE
+
+
+def _item(hit: SearchHit) -> dict[str, Any]:
+    return {"contact": hit.contact, "id": hit.id, "text": hit.text, "score": hit.score}
+
+
+async def search(request: web.Request) -> web.Response:
+    agent = request.app[CATALOG].get(request.match_info["agentId"])
+    body = parse_body(_SearchBody, await read_json(request))
+    found = unwrap(
+        await request.app[MEMORY].search(agent.name, body.query, body.user_id, body.k, body.mode)
+    )
+    return respond(
+        {
+            "agentId": agent.name,
+            "userId": body.user_id,
+            "mode": found.mode,
+            "lexicalOnly": found.lexical_only,
+            "reason": found.reason,
+            "items": [_item(hit) for hit in found.items],
+        }
+    )
+
+
+ROUTES = (Route("POST", PATH, search, "memory:read"),)
