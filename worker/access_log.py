@@ -1,4 +1,5 @@
-"""One access line per request: method, route, status, size and duration; no headers.
+"""One access line (and the request metrics) per request: method, route, status, size and
+duration; no headers.
 
 aiohttp's default access logger formats the request line and attaches every field, request
 headers included, as extras. This one logs the matched route's pattern (never the raw path or
@@ -10,16 +11,20 @@ from __future__ import annotations
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
+from worker.http_metrics import observe_request
+
 UNMATCHED = "unmatched"
 
 
 class AccessLogger(AbstractAccessLogger):
     def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        route = route_of(request)
+        observe_request(request.method, route, response.status, time)
         self.logger.info(
             "http.access",
             extra={
                 "method": request.method,
-                "route": route_of(request),
+                "route": route,
                 "status": response.status,
                 "bytes": response.body_length,
                 "duration_ms": round(time * 1000, 2),

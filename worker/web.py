@@ -12,7 +12,8 @@ import asyncio
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
 
 import asyncpg
 import structlog
@@ -20,7 +21,7 @@ from aiohttp import web
 
 from memory import database
 from memory.api import open_memory
-from memory.config import MemoryConfig
+from memory.config import ConfigError, MemoryConfig
 from memory.database import EmbeddedStartFailed, create_pool, database_url
 from memory.errors import MemoryFailure
 from memory.logs import configure_logging
@@ -43,6 +44,7 @@ from worker.auth import ENV_VAR, ApiKey, AuthFailure, parse_api_keys, scopes_of
 from worker.catalog import Catalog, UnknownAgent, default_catalog
 from worker.config import DEFAULT_WEB_DATABASE_DEADLINE_SECONDS, web_database_deadline
 from worker.dispatcher import Dispatcher, LiveKitFailed, VoiceNotConfigured
+from worker.http_metrics import PORT_VAR, metrics_app, metrics_port
 from worker.identities import InvalidIdentities
 from worker.routes_context import (
     API_KEYS,
@@ -62,6 +64,7 @@ from worker.startup import migrations_enabled
 from worker.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.voice_settings import VoiceSettings, load_voice_settings
 
+T = TypeVar("T")
 log = structlog.get_logger(__name__)
 
 ROUTES: tuple[Route, ...] = (
@@ -195,20 +198,35 @@ async def _serve(
     return app
 
 
-async def _listen(app: web.Application, host: str, port: int) -> None:
+async def _listen(app: web.Application, host: str, port: int, metrics: int | None) -> None:
     """Serve until SIGINT or SIGTERM, then close connections and run the cleanups."""
     runner = make_runner(app)
     await runner.setup()
+    side = web.AppRunner(metrics_app(), access_log=None)
+    await side.setup()
     try:
-        site = await start_site(runner, host, port)
-        log.info("web.listening", port=site.bound_port, limits=repr(app[LIMITS]))
+        site = await _bound(start_site(runner, host, port), "PORT", port)
+        if metrics is not None:
+            await _bound(web.TCPSite(side, host, metrics).start(), PORT_VAR, metrics)
+        log.info(
+            "web.listening", port=site.bound_port, metrics_port=metrics, limits=repr(app[LIMITS])
+        )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
         await stop.wait()
     finally:
+        await side.cleanup()
         await runner.cleanup()
+
+
+async def _bound(starting: Awaitable[T], variable: str, port: int) -> T:
+    """The started listener, or a `ConfigError` naming the variable when the port is taken."""
+    try:
+        return await starting
+    except OSError as exc:
+        raise ConfigError(f"{variable}={port}: cannot listen there ({exc.strerror})") from None
 
 
 async def _run(
@@ -219,8 +237,9 @@ async def _run(
     voice: VoiceSettings | None,
     limits: ServerLimits,
     address: tuple[str, int],
+    metrics: int | None,
 ) -> None:
-    await _listen(await _serve(url, catalog, api_keys, voice, limits), *address)
+    await _listen(await _serve(url, catalog, api_keys, voice, limits), *address, metrics)
 
 
 def main() -> int:
@@ -234,6 +253,7 @@ def main() -> int:
         web_database_deadline()
         voice = load_voice_settings()
         limits = ServerLimits.from_env()
+        metrics = metrics_port()
     except ValueError as exc:  # every configuration error is a ValueError with a clear message
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
@@ -243,9 +263,20 @@ def main() -> int:
     except EmbeddedStartFailed as exc:
         print(f"database error: {exc}", file=sys.stderr)
         return 1
-    asyncio.run(
-        _run(url, catalog=catalog, api_keys=api_keys, voice=voice, limits=limits, address=address)
+    serving = _run(
+        url,
+        catalog=catalog,
+        api_keys=api_keys,
+        voice=voice,
+        limits=limits,
+        address=address,
+        metrics=metrics,
     )
+    try:
+        asyncio.run(serving)
+    except ConfigError as exc:  # a port already taken
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

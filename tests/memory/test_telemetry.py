@@ -6,6 +6,7 @@ import json
 import logging
 
 import pytest
+from prometheus_client import REGISTRY
 
 from memory.api import Memory
 from memory.logs import LogFormat, record_formatter
@@ -73,3 +74,33 @@ async def test_rendered_logs_hold_no_memory_text(
         assert all(isinstance(json.loads(line), dict) for line in rendered)
     for secret in SECRETS:
         assert all(secret not in line for line in rendered)
+
+
+def _sample(name: str, labels: dict[str, str] | None = None) -> float:
+    return REGISTRY.get_sample_value(name, labels or {}) or 0.0
+
+
+async def test_extraction_metrics_move_with_each_add(
+    memory: Memory, model_server: ModelServer
+) -> None:
+    saved = {"outcome": "saved", "code": "none"}
+    invalid = {"outcome": "failed", "code": "memory_invalid_model_output"}
+    before = (
+        _sample("caller_memory_extractions_total", saved),
+        _sample("caller_memory_extractions_total", invalid),
+        _sample("caller_memory_extraction_tokens_total", {"kind": "prompt"}),
+        _sample("caller_memory_extraction_seconds_count"),
+    )
+    model_server.answer([add_op("Likes tea.")], "Tea.")
+    assert (await memory.add("I like tea", "support", "+34600")).error is None
+    model_server.answer_text("not json")
+    assert (await memory.add("I like tea", "support", "+34600")).error is not None
+    after = (
+        _sample("caller_memory_extractions_total", saved),
+        _sample("caller_memory_extractions_total", invalid),
+        _sample("caller_memory_extraction_tokens_total", {"kind": "prompt"}),
+        _sample("caller_memory_extraction_seconds_count"),
+    )
+    assert after[0] - before[0] == 1 and after[1] - before[1] == 1
+    assert after[2] - before[2] == 22  # the stand-in reports 11 prompt tokens per answer
+    assert after[3] - before[3] == 2
