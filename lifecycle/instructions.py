@@ -2,9 +2,9 @@
 
 An agent's instructions are a string or livekit's `Instructions` (common text, audio/text
 additions, a per-call `dynamic` part). The block goes where the text says `{{MEMORY}}` (in
-every part that says it); without a placeholder it is appended, to a string's end or, for an
-`Instructions`, to its `dynamic` part, which livekit keeps as its own message after the stable
-instructions. The rendering itself is `lifecycle.context`'s.
+every part that says it, and only there); without a placeholder it is appended, to a string's
+end or, for an `Instructions`, to its `dynamic` part, which livekit keeps as its own message
+after the stable instructions. The rendering itself is `lifecycle.context`'s.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def with_memory_placed(instructions: AgentInstructions, recall: Recall | None) -
         return with_memory(instructions, recall)
     parts = (instructions.common, instructions.audio, instructions.text)
     if any(part and PLACEHOLDER.search(part) for part in parts):
-        common, audio, text = (None if p is None else with_memory(p, recall) for p in parts)
+        common, audio, text = (_placed(p, recall) for p in parts)
         return Instructions(common or "", audio=audio, text=text, dynamic=instructions.dynamic)
     block = memory_context(recall) if recall is not None else None
     if block is None:
@@ -34,6 +34,11 @@ def with_memory_placed(instructions: AgentInstructions, recall: Recall | None) -
     return Instructions(
         instructions.common, audio=instructions.audio, text=instructions.text, dynamic=dynamic
     )
+
+
+def _placed(part: str | None, recall: Recall | None) -> str | None:
+    """A part that says `{{MEMORY}}` gets the block there; the others stay as they are."""
+    return with_memory(part, recall) if part and PLACEHOLDER.search(part) else part
 
 
 async def give_memory(agent: Agent, recall: Recall | None) -> None:

@@ -89,7 +89,9 @@ async def test_the_example_recalls_before_its_own_greeting_uses_its_tool_and_sav
     assert fake.tools[0] == ["opening_hours"]  # the agent's own tool, and no memory tools
 
     assert tool_outputs(asked) == [] and len(tool_outputs(answered)) == 1
-    assert "9:00 to 17:00" in tool_outputs(answered)[0]  # the tool ran; its result reached the model
+    assert (
+        "9:00 to 17:00" in tool_outputs(answered)[0]
+    )  # the tool ran; its result reached the model
 
     assert len(model_server.requests) == seeded + 1  # the call saved exactly once
     assert saved_transcript(model_server.requests[-1]) == [
