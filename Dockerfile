@@ -27,6 +27,7 @@ RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin app
 WORKDIR /app
 COPY --from=deps /opt/venv /opt/venv
 COPY --from=page /build/node_modules/livekit-client/dist/livekit-client.umd.js node_modules/livekit-client/dist/livekit-client.umd.js
+COPY callmemory callmemory
 COPY memory memory
 COPY transcript transcript
 COPY lifecycle lifecycle

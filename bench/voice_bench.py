@@ -2,8 +2,9 @@
 
 Two paths, each read on against read off, interleaved, in one run:
 
-- session: the call sequence (`lifecycle.call.start_call`) on a real AgentSession with fake
-  models and audio (the test harness); "room open" is the start of the sequence.
+- session: the call sequence (`lifecycle.call.attach_memory`, then the session's start and the
+  agent's own `on_enter` greeting) on a real AgentSession with fake models and audio (the test
+  harness); "room open" is the start of the sequence.
 - job runner: `worker.agent`'s entrypoint unchanged in a fake job under livekit's own job
   runner (THREAD executor, mock room, one warm job runner as in production; `tests.jobrunner`);
   "room open" is the dispatch, so the figure includes the job's start, its pool, the settings

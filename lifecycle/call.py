@@ -1,9 +1,12 @@
-"""The memory side of one call, in the order it must happen.
+"""The memory side of one call, wired onto someone else's session and agent.
 
-Record the transcript, wire every close path to the one save, recall (inside the pre-greeting
-deadline) before the agent exists, start the session, greet. The worker entrypoint and the
-tests run this same sequence; only how the session starts (a LiveKit room, or fake audio I/O)
-differs.
+Once the caller is on the line (`lifecycle.opening`): record the transcript, wire every close
+path to the one save, recall inside the pre-greeting deadline and put the memory block into the
+agent's own instructions. All of it happens before `session.start()`, so whatever the agent
+says first (its own `on_enter` greeting) is generated with memory already in its instructions.
+Nothing else of the agent changes: its tools, `on_enter` and greeting are its own. The attach
+API (`callmemory`) and the tests run this same sequence; only where the caller comes from and
+how the session starts (a LiveKit room, or fake audio I/O) differ.
 """
 
 from __future__ import annotations
@@ -13,27 +16,35 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from livekit.agents import Agent, AgentSession
+import structlog
+from livekit.agents import Agent, AgentSession, AgentStateChangedEvent
 
 from lifecycle.closing import CallEnd, RoomEvents, ShutdownRegistrar, save_on_close, shared_save
-from lifecycle.context import with_memory
+from lifecycle.instructions import give_memory
 from lifecycle.plan import MemoryPlan
 from lifecycle.recall import recall_for
 from lifecycle.save import SharedSave
 from memory.api import Memory
 from memory.deadline import Deadline
+from memory.models import Recall
 from transcript.recorder import TranscriptRecorder
 from transcript.recorder import attach as record_transcript
 
-GREETING = "Greet the caller warmly and briefly, then ask how you can help."
+log = structlog.get_logger(__name__)
+
+
+class SessionAlreadyStarted(RuntimeError):
+    """Memory was attached to a session already running: its greeting could not have memory."""
+
+    def __init__(self) -> None:
+        super().__init__("session: attach memory before session.start()")
 
 
 @dataclass(frozen=True, slots=True)
 class CallSetup:
-    """Everything fixed at room open that the memory side of the call needs."""
+    """Everything fixed when the caller is on the line that the memory side of the call needs."""
 
     plan: MemoryPlan
-    instructions: str
     started_at: datetime
     run_id: str
     recall_deadline: Deadline  # the pre-greeting deadline (lifecycle.opening)
@@ -41,26 +52,36 @@ class CallSetup:
 
 
 @dataclass(frozen=True, slots=True)
-class RunningCall:
-    agent: Agent
+class MemoryCall:
+    """Memory attached to one call: what it planned and recalled, its transcript and its save."""
+
+    plan: MemoryPlan
+    recalled: Recall | None
     recorder: TranscriptRecorder
     save: SharedSave
     end: CallEnd
 
 
-async def start_call(
+async def attach_memory(
     session: AgentSession[Any],
+    agent: Agent,
     memory: Memory,
     setup: CallSetup,
     *,
     register_shutdown: ShutdownRegistrar,
-    start: Callable[[Agent], Awaitable[Any]],
     room: RoomEvents | None = None,
     after_save: Callable[[], Awaitable[None]] | None = None,
-) -> RunningCall:
-    """`room`: the call's LiveKit room, whose SIP caller leaving ends the call at once."""
+) -> MemoryCall:
+    """Wire transcript and save, then recall into `agent`'s instructions; before `start()`.
+
+    `room`: the call's LiveKit room, whose SIP caller leaving ends the call at once.
+    `after_save`: runs after the save, in the same job shutdown callback (closing the pool).
+    """
+    if session.agent_state != "initializing":
+        raise SessionAlreadyStarted()
     recorder = record_transcript(session)
     end = CallEnd()
+    _note_start(session, end)
     save = shared_save(
         memory,
         setup.plan,
@@ -72,9 +93,29 @@ async def start_call(
         timeout=setup.save_timeout_seconds,
     )
     save_on_close(session, register_shutdown, save, end, room=room, then=after_save)
-    recall = await recall_for(setup.plan, memory, setup.recall_deadline)
-    agent = Agent(instructions=with_memory(setup.instructions, recall))
-    await start(agent)
-    end.session_started = True
-    session.generate_reply(instructions=GREETING)
-    return RunningCall(agent, recorder, save, end)
+    recalled = await recall_for(setup.plan, memory, setup.recall_deadline)
+    await give_memory(agent, recalled)
+    return MemoryCall(setup.plan, recalled, recorder, save, end)
+
+
+def _note_start(session: AgentSession[Any], end: CallEnd) -> None:
+    """Mark the call's end once the session runs: only a started session sends `close`."""
+
+    def on_state(event: AgentStateChangedEvent) -> None:
+        if event.new_state != "initializing":
+            end.session_started = True
+            session.off("agent_state_changed", on_state)
+
+    session.on("agent_state_changed", on_state)
+
+
+def report_plan(plan: MemoryPlan) -> None:
+    """One event per call saying whether memory is used, and why not (a code, never a value)."""
+    log.info(
+        "call.memory_plan",
+        agent_id=plan.agent_id,
+        read=plan.read,
+        save=plan.save,
+        active=plan.active,
+        reason=plan.reason,
+    )

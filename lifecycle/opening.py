@@ -1,7 +1,8 @@
 """Everything memory does before the greeting, inside one deadline.
 
 The work starts with the job (room open) and runs while the worker joins the room and waits for
-the caller: connect the job's pool, check the capability, snapshot the settings. Once the caller
+the caller: connect the job's pool, check the capability, snapshot the settings (for an agent
+with no binding yet, after offering the code's identity key: `lifecycle.snapshot`). Once the caller
 is on the line, the greeting waits for memory at most the budget: one deadline, measured from
 that moment, covers whatever of those steps is still running and then recall (inbound callers
 are in the room when it opens; an outbound callee is on the line when they answer, and nothing
@@ -20,16 +21,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+import asyncpg
 import structlog
 
 from lifecycle.identity import Identity
 from lifecycle.plan import MemoryPlan, plan_memory
 from lifecycle.recall import over_budget, without
-from lifecycle.snapshot import take_snapshot
+from lifecycle.snapshot import bound_snapshot
 from memory.deadline import ABANDONED, Abandoned, Deadline, Late, within
 from memory.errors import MemoryFailure
 from memory.settings import CallSettings, CodeDefaults
-from memory.settings_store import Queryable
 
 log = structlog.get_logger(__name__)
 
@@ -40,7 +41,7 @@ class Backend(Protocol):
     """The job's database side: a pool that connects on demand and the capability check."""
 
     @property
-    def pool(self) -> Queryable: ...
+    def pool(self) -> asyncpg.Pool: ...
 
     async def connect(self) -> None:
         """Open the pool's connections; raises `MemoryFailure` when the server refuses."""
@@ -93,7 +94,7 @@ class Opening:
         self._step = "capability"
         await self._backend.check_capability()
         self._step = "settings"
-        return await take_snapshot(self._backend.pool, self._agent_id, self._code)
+        return await bound_snapshot(self._backend.pool, self._agent_id, self._code)
 
     async def on_the_line(
         self, identify: Callable[[CallSettings | None], Identity], *, at: float | None = None

@@ -1,15 +1,19 @@
 """The settings snapshot taken once when a room opens: one database round trip.
 
-If the settings cannot be read, the call goes on without memory rather than failing.
+If the settings cannot be read, the call goes on without memory rather than failing. An agent
+whose identity key is declared only in code (an agent attached outside this worker, whose
+start-up never offered it) offers it on its first call: the snapshot shows no binding, the key
+is offered once, and the snapshot is read again.
 """
 
 from __future__ import annotations
 
+import asyncpg
 import structlog
 
 from memory.errors import MemoryFailure
 from memory.settings import CallSettings, CodeDefaults
-from memory.settings_store import Queryable, load_call_settings
+from memory.settings_store import Queryable, load_call_settings, offer_code_bindings
 
 log = structlog.get_logger(__name__)
 
@@ -21,3 +25,25 @@ async def take_snapshot(db: Queryable, agent_id: str, code: CodeDefaults) -> Cal
     except MemoryFailure as failure:
         log.warning("call.settings_unavailable", agent_id=agent_id, error_code=failure.code)
         return None
+
+
+def key_to_offer(settings: CallSettings | None, code: CodeDefaults) -> str | None:
+    """The code-declared identity key to offer: only when nothing is bound yet."""
+    if settings is None or settings.binding is not None:
+        return None
+    return code.identity_key
+
+
+async def bound_snapshot(
+    pool: asyncpg.Pool, agent_id: str, code: CodeDefaults
+) -> CallSettings | None:
+    """The snapshot, after offering the code's identity key if the agent has no binding yet."""
+    settings = await take_snapshot(pool, agent_id, code)
+    if (key := key_to_offer(settings, code)) is None:
+        return settings
+    try:
+        await offer_code_bindings(pool, {agent_id: key})
+    except MemoryFailure as failure:
+        log.warning("call.binding_unavailable", agent_id=agent_id, error_code=failure.code)
+        return settings
+    return await take_snapshot(pool, agent_id, code)

@@ -6,20 +6,18 @@ CLI prints instead of a stack trace.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from memory.config import ConfigError, MemoryConfig
-from memory.database import PoolTimeouts
+from callmemory.config import CallConfig, load_call_config, seconds
+from memory.config import ConfigError
 
 REQUIRED_LIVEKIT = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
 DEFAULT_LLM = "gpt-4.1-mini"
 DEFAULT_STT = "gpt-4o-mini-transcribe"
 DEFAULT_TTS = "gpt-4o-mini-tts"
 DEFAULT_VOICE = "ash"
-DEFAULT_RECALL_BUDGET_SECONDS = 0.35
 WEB_DATABASE_DEADLINE_VAR = "WEB_DATABASE_DEADLINE_SECONDS"
 DEFAULT_WEB_DATABASE_DEADLINE_SECONDS = 2.0
 
@@ -39,23 +37,7 @@ class VoiceModels:
 @dataclass(frozen=True, slots=True)
 class WorkerConfig:
     models: VoiceModels
-    memory: MemoryConfig
-    recall_budget_seconds: float  # the pre-greeting deadline (lifecycle.opening)
-    save_timeout_seconds: float
-    database: PoolTimeouts = field(default_factory=PoolTimeouts)
-
-
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ConfigError(f"{name} must be a finite number greater than 0")
-    return value
+    call: CallConfig  # memory on the call: provider, pre-greeting deadline, save timeout
 
 
 def require_livekit(env: Mapping[str, str] = os.environ) -> None:
@@ -65,11 +47,11 @@ def require_livekit(env: Mapping[str, str] = os.environ) -> None:
             raise ConfigError(f"{name} is not set: the worker needs a LiveKit deployment")
 
 
-def load_worker_config(env: Mapping[str, str] = os.environ) -> WorkerConfig:
+def load_voice_models(env: Mapping[str, str] = os.environ) -> VoiceModels:
     api_key = env.get("VOICE_API_KEY") or env.get("OPENAI_API_KEY")
     if not api_key:
         raise ConfigError("OPENAI_API_KEY (or VOICE_API_KEY) is not set: needed for STT/LLM/TTS")
-    models = VoiceModels(
+    return VoiceModels(
         base_url=env.get("VOICE_BASE_URL") or env.get("OPENAI_BASE_URL") or None,
         api_key=api_key,
         llm=env.get("VOICE_LLM_MODEL") or DEFAULT_LLM,
@@ -77,21 +59,12 @@ def load_worker_config(env: Mapping[str, str] = os.environ) -> WorkerConfig:
         tts=env.get("VOICE_TTS_MODEL") or DEFAULT_TTS,
         voice=env.get("VOICE_TTS_VOICE") or DEFAULT_VOICE,
     )
-    memory = MemoryConfig.from_env(env)
-    save_timeout = _seconds(env, "CALL_SAVE_TIMEOUT_SECONDS", memory.timeout_seconds + 10)
-    if save_timeout <= memory.timeout_seconds:
-        raise ConfigError("CALL_SAVE_TIMEOUT_SECONDS must exceed STACKBONE_MEMORY_TIMEOUT_SECONDS")
-    return WorkerConfig(
-        models=models,
-        memory=memory,
-        recall_budget_seconds=_seconds(
-            env, "CALL_RECALL_BUDGET_SECONDS", DEFAULT_RECALL_BUDGET_SECONDS
-        ),
-        save_timeout_seconds=save_timeout,
-        database=PoolTimeouts.from_env(env),
-    )
+
+
+def load_worker_config(env: Mapping[str, str] = os.environ) -> WorkerConfig:
+    return WorkerConfig(models=load_voice_models(env), call=load_call_config(env))
 
 
 def web_database_deadline(env: Mapping[str, str] = os.environ) -> float:
     """How long any HTTP route (and `/healthz`) may wait for the database."""
-    return _seconds(env, WEB_DATABASE_DEADLINE_VAR, DEFAULT_WEB_DATABASE_DEADLINE_SECONDS)
+    return seconds(env, WEB_DATABASE_DEADLINE_VAR, DEFAULT_WEB_DATABASE_DEADLINE_SECONDS)

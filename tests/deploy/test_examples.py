@@ -17,3 +17,9 @@ def test_sample_transcript_is_accepted_as_add_content() -> None:
     ).read_text("utf-8")
     messages = json.loads(path.read_text("utf-8"))
     assert requests.transcript(messages)
+
+
+def test_the_example_agent_is_short_and_the_readme_shows_it_whole() -> None:
+    source = (ROOT / "examples" / "front_desk.py").read_text("utf-8")
+    assert len(source.splitlines()) <= 40
+    assert f"```python\n{source}```" in (ROOT / "README.md").read_text("utf-8")

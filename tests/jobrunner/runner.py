@@ -10,6 +10,7 @@ on the mock room: it links the caller and reacts to their disconnect.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -35,23 +36,41 @@ from tests.jobrunner.room import MockRoom
 from tests.voice.fake_devices import FakeCallIO, fake_session, wait_until, wire
 from tests.voice.fake_models import FakeLLM, FakeLLMStream, LLMCall
 from worker.agent import build_server
-from worker.config import VoiceModels
 
 AGENT = "support"
 GREETING = "Hello, how can I help?"
 FAIL = "<fail>"
 """A scripted reply that makes the fake LLM fail with a non-retryable provider error."""
+TOOL = "<tool>"
+
+
+def tool_call(name: str, **arguments: str) -> str:
+    """A scripted reply that is a call of the agent's tool `name` instead of words."""
+    return f"{TOOL}{name} {json.dumps(arguments)}"
 
 
 class FailingStream(FakeLLMStream):
     async def _run(self) -> None:
         if self._reply == FAIL:
             raise APIConnectionError("scripted provider failure", retryable=False)
+        if self._reply.startswith(TOOL):
+            name, arguments = self._reply.removeprefix(TOOL).split(" ", 1)
+            call = llm.FunctionToolCall(name=name, arguments=arguments, call_id=f"call_{name}")
+            delta = llm.ChoiceDelta(role="assistant", tool_calls=[call])
+            self._event_ch.send_nowait(llm.ChatChunk(id="tool-call", delta=delta))
+            return
         await super()._run()
 
 
 class ScriptedLLM(FakeLLM):
-    """The fake LLM, where a `FAIL` reply is a provider error instead of words."""
+    """The fake LLM, where a `FAIL` reply is a provider error and a `tool_call` a tool call.
+
+    `tools` holds the names of the tools each request offered, in request order.
+    """
+
+    def __init__(self, replies: list[str], *, word_delay: float) -> None:
+        super().__init__(replies, word_delay=word_delay)
+        self.tools: list[list[str]] = []
 
     def chat(
         self,
@@ -62,6 +81,7 @@ class ScriptedLLM(FakeLLM):
         **_: Any,
     ) -> llm.LLMStream:
         self.calls.append(LLMCall(chat_ctx=chat_ctx.copy()))
+        self.tools.append([t.id for t in tools or []])
         reply = self._replies.pop(0) if self._replies else self.default_reply
         return FailingStream(
             self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options, reply=reply
@@ -83,11 +103,12 @@ class FakeCallSide:
     session: AgentSession[None] | None = None
     io: FakeCallIO | None = None
     ctx: JobContext | None = None
-    llm: FakeLLM | None = None
+    llm: ScriptedLLM | None = None
     closes: list[str] = field(default_factory=list)
     """The session's close reasons, in order."""
 
-    def __call__(self, models: VoiceModels) -> AgentSession[Any]:
+    def __call__(self, *_: Any) -> AgentSession[Any]:
+        """Called as the worker's factory (with its models) or the example's (with nothing)."""
         self.llm = ScriptedLLM([GREETING, *self.replies], word_delay=self.llm_word_delay)
         session = fake_session(llm_model=self.llm)
         self.io = wire(session, mic=True)  # a mic, so RoomIO opens no track of its own
@@ -116,7 +137,13 @@ async def job_server(
 
     `idle_processes`: job runners kept warm (production keeps one per CPU; dev mode none).
     """
-    server = build_server(AGENT, save_timeout, side)
+    async with serving(build_server(AGENT, save_timeout, side), idle_processes) as server:
+        yield server
+
+
+@asynccontextmanager
+async def serving(server: AgentServer, idle_processes: int = 0) -> AsyncIterator[AgentServer]:
+    """Any agent server, THREAD executor, unregistered, dev mode, until the block ends."""
     server.update_options(
         job_executor_type=JobExecutorType.THREAD, num_idle_processes=idle_processes
     )

@@ -98,5 +98,6 @@ async def test_failed_dial_ends_the_job_without_a_save(
         await dispatch(server, outbound_metadata(DIALED, OUTBOUND_TRUNK_ID))
         await wait_until(lambda: bool(livekit.recorded), within=10)
         await job_ended(server)
-    assert side.session is None  # no session, no greeting
+    assert side.llm is not None and side.io is not None  # the session was built, not started
+    assert side.llm.calls == [] and side.io.speaker.segments == []  # no greeting
     assert model_server.requests == [] and await call_records(pool) == []

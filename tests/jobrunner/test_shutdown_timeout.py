@@ -15,11 +15,12 @@ import asyncpg
 import pytest
 import structlog.testing
 
+from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN
 from lifecycle.closing import SETTLE_SECONDS
 from tests.jobrunner.room import SIP, MockRoom, participant
 from tests.jobrunner.runner import FakeCallSide, call_records, dispatch, job_server
 from tests.model_server import ModelServer
-from worker.agent import SHUTDOWN_PROCESS_TIMEOUT_MARGIN, build_server
+from worker.agent import build_server
 
 SHORT_SAVE = 1.5
 

@@ -1,8 +1,9 @@
 """A whole call on a real AgentSession (fake models and audio, no room) with real memory.
 
-It runs `lifecycle.call.start_call`, the same sequence the worker entrypoint runs; only the
-session start differs (fake audio I/O instead of a LiveKit room). Job shutdown callbacks are
-collected so a test can fire them like the job runner does.
+It runs `lifecycle.call.attach_memory` on the worker's own agent (`worker.greeter.Greeter`),
+the same sequence `callmemory.CallerMemory.attach` runs once the caller is on the line, then
+starts the session; only the session start differs (fake audio I/O instead of a LiveKit room).
+Job shutdown callbacks are collected so a test can fire them like the job runner does.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
-from livekit.agents import AgentSession
+from livekit.agents import Agent, AgentSession
 
-from lifecycle.call import CallSetup, RunningCall, start_call
+from callmemory.config import load_call_config
+from callmemory.runtime import JOB_POOL_MAX, JOB_POOL_MIN, Runtime
+from lifecycle.call import CallSetup, MemoryCall, attach_memory
 from lifecycle.identity import JobMetadata, resolve_identity
 from lifecycle.opening import Opening, identity_key
 from lifecycle.plan import MemoryPlan, plan_memory
@@ -36,9 +39,7 @@ from sip.caller import Caller
 from tests.model_server import ModelServer
 from tests.voice.fake_devices import FakeCallIO, fake_session, wait_until, wire
 from tests.voice.fake_models import FakeLLM, FakeSTT
-from worker.catalog import default_catalog
-from worker.config import load_worker_config
-from worker.runtime import JOB_POOL_MAX, JOB_POOL_MIN, Runtime
+from worker.greeter import Greeter
 
 AGENT = "support"
 CALLER = "+34 600 111 222"
@@ -54,7 +55,8 @@ class Harness:
     io: FakeCallIO
     llm: FakeLLM
     stt: FakeSTT | None
-    running: RunningCall
+    agent: Agent
+    running: MemoryCall
     opened_at: float
     shutdown_callbacks: list[Callback] = field(default_factory=list)
 
@@ -146,15 +148,11 @@ async def _call(
     def register(cb: Callback) -> None:
         callbacks.append(cb)
 
-    setup = CallSetup(plan, INSTRUCTIONS, datetime.now(UTC), "job-1", deadline, save_timeout)
-    running = await start_call(
-        session,
-        memory,
-        setup,
-        register_shutdown=register,
-        start=lambda agent: session.start(agent=agent),
-    )
-    harness = Harness(session, call_io, fake_llm, fake_stt, running, opened_at, callbacks)
+    setup = CallSetup(plan, datetime.now(UTC), "job-1", deadline, save_timeout)
+    agent = Greeter(INSTRUCTIONS)
+    running = await attach_memory(session, agent, memory, setup, register_shutdown=register)
+    await session.start(agent=agent)
+    harness = Harness(session, call_io, fake_llm, fake_stt, agent, running, opened_at, callbacks)
     try:
         yield harness
     finally:
@@ -176,8 +174,7 @@ async def seed(memory: Memory, server: ModelServer, fact: str) -> None:
 
 
 def job_runtime(url: str, memory_config: MemoryConfig, timeouts: PoolTimeouts) -> Runtime:
-    """A job's runtime over `url`, its pool not yet connected (as `worker.runtime.new_runtime`)."""
+    """A job's runtime over `url`, its pool not yet connected (as `callmemory.runtime`'s)."""
     pool = new_pool(url, min_size=JOB_POOL_MIN, max_size=JOB_POOL_MAX, timeouts=timeouts)
     store = MemoryStore(pool)
-    config = load_worker_config({"OPENAI_API_KEY": "test"})
-    return Runtime(config, pool, store, open_memory(store, memory_config), default_catalog())
+    return Runtime(load_call_config({}), pool, store, open_memory(store, memory_config))

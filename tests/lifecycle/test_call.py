@@ -49,7 +49,7 @@ async def test_read_save_matrix(
         await call.shutdown()
         report = await call.running.save.wait("test")
     assert (REMEMBERED in call.first_llm_text()) is read  # the greeting's own request
-    assert call.running.agent.tools == []  # voice offers the model no memory tools
+    assert call.agent.tools == []  # voice offers the model no memory tools
     saves = model_server.requests[1:]
     if not save:
         assert saves == [] and report.status == "skipped"

@@ -54,8 +54,8 @@ def test_livekit_and_provider_checks_are_pure() -> None:
     with pytest.raises(ConfigError, match="LIVEKIT_API_SECRET"):
         require_livekit({"LIVEKIT_URL": "u", "LIVEKIT_API_KEY": "k"})
     config = load_worker_config({"OPENAI_API_KEY": "k", "CALL_RECALL_BUDGET_SECONDS": "0.2"})
-    assert config.recall_budget_seconds == 0.2
-    assert config.save_timeout_seconds > config.memory.timeout_seconds
+    assert config.call.recall_budget_seconds == 0.2
+    assert config.call.save_timeout_seconds > config.call.memory.timeout_seconds
     with pytest.raises(ConfigError, match="CALL_RECALL_BUDGET_SECONDS"):
         load_worker_config({"OPENAI_API_KEY": "k", "CALL_RECALL_BUDGET_SECONDS": "-1"})
     with pytest.raises(ConfigError, match="CALL_SAVE_TIMEOUT_SECONDS"):

@@ -1,6 +1,6 @@
 """The job side of an outbound call: dial first, greet only an answered callee.
 
-`worker.line.connect_caller` gets a small stand-in for livekit's JobContext (only the four
+`sip.line.connect_caller` gets a small stand-in for livekit's JobContext (only the four
 members it uses) whose `api` is livekit-api's real client talking to the LiveKit stand-in.
 """
 
@@ -17,9 +17,9 @@ from livekit.agents import JobContext
 from lifecycle.identity import parse_job_metadata, resolve_identity
 from sip.caller import SIP_KIND
 from sip.dialing import CALLEE_IDENTITY
+from sip.line import connect_caller
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from worker.identities import outbound_metadata
-from worker.line import connect_caller
 
 NUMBER = "+34600111222"
 

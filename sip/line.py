@@ -2,7 +2,7 @@
 
 An outbound job (its dispatch metadata names a number and trunk) dials before anything else
 and only greets once the callee answered. A dial that fails (busy, no answer, rejected, a
-LiveKit error) ends the job cleanly: no session, no greeting, and so nothing heard and no save.
+LiveKit error) ends the job cleanly: no greeting, and so nothing heard and no save.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What one job process needs to serve a call: configuration, a small pool, memory, catalog.
+"""What one job process needs for memory on its call: configuration, a small pool, memory.
 
 Each LiveKit job runs in its own process, so each opens its own pool, sized for one call
 (see the README for connections per N concurrent calls). The database URL was resolved once by
@@ -14,13 +14,12 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from callmemory.config import CallConfig, load_call_config
 from memory.api import Memory, open_memory
 from memory.database import close_pool, database_url, new_pool
 from memory.db_errors import translated
 from memory.errors import MemoryFailure, Unavailable
 from memory.store import MemoryStore
-from worker.catalog import Catalog, default_catalog
-from worker.config import WorkerConfig, load_worker_config
 
 JOB_POOL_MIN = 1
 JOB_POOL_MAX = 2
@@ -30,11 +29,10 @@ INDEXING_DRAIN_SECONDS = 5.0  # the save's fact vectors, at most this long befor
 
 @dataclass(frozen=True, slots=True)
 class Runtime:
-    config: WorkerConfig
+    config: CallConfig
     pool: asyncpg.Pool
     store: MemoryStore
     memory: Memory
-    catalog: Catalog
 
     async def connect(self) -> None:
         """Open the pool's connections (the first step before the greeting)."""
@@ -52,9 +50,9 @@ class Runtime:
         await close_pool(self.pool, CLOSE_SECONDS)
 
 
-def new_runtime(config: WorkerConfig | None = None) -> Runtime:
+def new_runtime(config: CallConfig | None = None) -> Runtime:
     """The job's runtime with its pool not yet connected (no database work here)."""
-    config = load_worker_config() if config is None else config
+    config = load_call_config() if config is None else config
     pool = new_pool(
         database_url(), min_size=JOB_POOL_MIN, max_size=JOB_POOL_MAX, timeouts=config.database
     )
@@ -64,7 +62,6 @@ def new_runtime(config: WorkerConfig | None = None) -> Runtime:
         pool=pool,
         store=store,
         memory=open_memory(store, config.memory),
-        catalog=default_catalog(),
     )
 
 

@@ -1,0 +1,20 @@
+"""Caller memory for any LiveKit agent: `CallerMemory(...).attach(ctx, session, agent)`.
+
+`measurable(tts)` wraps a TTS so the saved prefix of an interrupted reply can be proven from
+playback (`transcript.sentences`); without it only replies that played to the end are saved.
+"""
+
+from callmemory.attach import CallerMemory
+from callmemory.config import CallConfig
+from lifecycle.call import MemoryCall, SessionAlreadyStarted
+from memory.settings import CodeDefaults
+from transcript.sentences import measurable
+
+__all__ = [
+    "CallConfig",
+    "CallerMemory",
+    "CodeDefaults",
+    "MemoryCall",
+    "SessionAlreadyStarted",
+    "measurable",
+]

@@ -1,0 +1,125 @@
+"""Caller memory for any LiveKit agent: a few lines in its entrypoint, before `session.start()`.
+
+    memory = CallerMemory.from_env("front-desk", defaults=CodeDefaults(read=True, save=True,
+                                                                      identity_key="phoneNumber"))
+
+    async def entrypoint(ctx: JobContext) -> None:
+        session, agent = AgentSession(...), FrontDesk()
+        if await memory.attach(ctx, session, agent):
+            await session.start(agent=agent, room=ctx.room)
+
+`attach` starts the memory work at room open (pool, capability, settings snapshot), joins the
+room, waits for the caller (or dials the callee when the job is an outbound call requested
+through this service), resolves the caller's identity, recalls inside the pre-greeting
+deadline and puts the memory block into the agent's instructions; it wires the heard
+transcript and every close path to the one save. It returns None only when nobody came on the
+line (an outbound dial failed and the job is already ending): then do not start the session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+from livekit.agents import Agent, AgentSession, JobContext
+
+from callmemory.config import CallConfig, load_call_config
+from callmemory.runtime import Runtime, new_runtime
+from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
+from lifecycle.identity import parse_job_metadata, resolve_identity
+from lifecycle.opening import Opened, Opening, identity_key
+from memory import requests
+from memory.config import ConfigError
+from memory.errors import InvalidRequest
+from memory.settings import CodeDefaults
+from sip.line import connect_caller
+
+
+@dataclass(frozen=True, slots=True)
+class CallerMemory:
+    """One agent's caller memory: its id (the memory scope) and its settings declared in code.
+
+    `defaults` is the same declaration as a catalog entry's `memory` (`worker.catalog`): read,
+    save, instructions, remember, forget and the identity key; stored overrides win over it.
+    `config` None: each job reads its configuration from its environment.
+    """
+
+    agent_id: str
+    defaults: CodeDefaults = field(default_factory=CodeDefaults)
+    config: CallConfig | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            requests.agent_id(self.agent_id)
+        except InvalidRequest as problem:
+            raise ConfigError(str(problem)) from None
+
+    @classmethod
+    def from_env(cls, agent_id: str, *, defaults: CodeDefaults | None = None) -> CallerMemory:
+        """Declare the agent; a malformed variable is named now, at start-up.
+
+        The environment is read again in each job process, which inherits it.
+        """
+        load_call_config()
+        return cls(agent_id, defaults or CodeDefaults())
+
+    @property
+    def shutdown_process_timeout(self) -> float:
+        """For `AgentServer(shutdown_process_timeout=...)`: a job outlives its save."""
+        return self._config().shutdown_process_timeout
+
+    async def attach(
+        self, ctx: JobContext, session: AgentSession[Any], agent: Agent
+    ) -> MemoryCall | None:
+        """Memory on this call, ready before `session.start()`; None when nobody answered."""
+        if session.agent_state != "initializing":
+            raise SessionAlreadyStarted()
+        # every event of this call (call.*, memory.*) carries the room and job, never a number
+        structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
+        config = self._config()
+        runtime = new_runtime(config)
+        started_at = datetime.now(UTC)
+        opened = await self._on_the_line(ctx, runtime, config)
+        if opened is None:
+            await runtime.aclose()  # an outbound dial failed: nothing was heard, nothing is saved
+            return None
+        report_plan(opened.plan)
+        setup = CallSetup(
+            opened.plan, started_at, ctx.job.id, opened.deadline, config.save_timeout_seconds
+        )
+        return await attach_memory(
+            session,
+            agent,
+            runtime.memory,
+            setup,
+            register_shutdown=ctx.add_shutdown_callback,
+            room=ctx.room,
+            after_save=runtime.aclose,
+        )
+
+    async def _on_the_line(
+        self, ctx: JobContext, runtime: Runtime, config: CallConfig
+    ) -> Opened | None:
+        """Begin the memory work at room open, then wait for (or dial) the caller."""
+        opening = Opening(
+            runtime, self.agent_id, self.defaults, budget_seconds=config.recall_budget_seconds
+        )
+        metadata = parse_job_metadata(ctx.job.metadata)
+        try:
+            await ctx.connect()
+            caller = await connect_caller(ctx)
+        except BaseException:
+            opening.abandon()
+            await runtime.aclose()
+            raise
+        if caller is None:
+            opening.abandon()
+            return None
+        return await opening.on_the_line(
+            lambda s: resolve_identity(identity_key(s), caller, metadata)
+        )
+
+    def _config(self) -> CallConfig:
+        return self.config if self.config is not None else load_call_config()

@@ -1,0 +1,46 @@
+"""The memory block in an agent's own instructions, and nothing else of the agent changed.
+
+An agent's instructions are a string or livekit's `Instructions` (common text, audio/text
+additions, a per-call `dynamic` part). The block goes where the text says `{{MEMORY}}` (in
+every part that says it, and only there); without a placeholder it is appended, to a string's
+end or, for an `Instructions`, to its `dynamic` part, which livekit keeps as its own message
+after the stable instructions. The rendering itself is `lifecycle.context`'s.
+"""
+
+from __future__ import annotations
+
+from livekit.agents import Agent
+from livekit.agents.llm.chat_context import Instructions
+
+from lifecycle.context import PLACEHOLDER, memory_context, with_memory
+from memory.models import Recall
+
+AgentInstructions = str | Instructions
+"""What `Agent(instructions=...)` takes (`Instructions` is public as `livekit.agents.beta`'s)."""
+
+
+def with_memory_placed(instructions: AgentInstructions, recall: Recall | None) -> AgentInstructions:
+    """The agent's instructions with the memory block placed; the input is not changed."""
+    if isinstance(instructions, str):
+        return with_memory(instructions, recall)
+    parts = (instructions.common, instructions.audio, instructions.text)
+    if any(part and PLACEHOLDER.search(part) for part in parts):
+        common, audio, text = (_placed(p, recall) for p in parts)
+        return Instructions(common or "", audio=audio, text=text, dynamic=instructions.dynamic)
+    block = memory_context(recall) if recall is not None else None
+    if block is None:
+        return instructions
+    dynamic = f"{instructions.dynamic}\n\n{block}" if instructions.dynamic else block
+    return Instructions(
+        instructions.common, audio=instructions.audio, text=instructions.text, dynamic=dynamic
+    )
+
+
+def _placed(part: str | None, recall: Recall | None) -> str | None:
+    """A part that says `{{MEMORY}}` gets the block there; the others stay as they are."""
+    return with_memory(part, recall) if part and PLACEHOLDER.search(part) else part
+
+
+async def give_memory(agent: Agent, recall: Recall | None) -> None:
+    """Put the block into the agent's instructions (before `session.start`, a plain update)."""
+    await agent.update_instructions(with_memory_placed(agent.instructions, recall))  # type: ignore[arg-type]
