@@ -18,6 +18,7 @@ line (an outbound dial failed and the job is already ending): then do not start 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -29,6 +30,7 @@ from callmemory.config import CallConfig, load_call_config
 from callmemory.runtime import Runtime, new_runtime
 from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
 from lifecycle.identity import parse_job_metadata, resolve_identity
+from lifecycle.metrics import MEMORY_READY_SECONDS
 from lifecycle.opening import Opened, Opening, identity_key
 from memory import requests
 from memory.config import ConfigError
@@ -80,7 +82,7 @@ class CallerMemory:
         structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
         config = self._config()
         runtime = new_runtime(config)
-        started_at = datetime.now(UTC)
+        started_at, opened_at = datetime.now(UTC), time.monotonic()
         opened = await self._on_the_line(ctx, runtime, config)
         if opened is None:
             await runtime.aclose()  # an outbound dial failed: nothing was heard, nothing is saved
@@ -89,7 +91,7 @@ class CallerMemory:
         setup = CallSetup(
             opened.plan, started_at, ctx.job.id, opened.deadline, config.save_timeout_seconds
         )
-        return await attach_memory(
+        call = await attach_memory(
             session,
             agent,
             runtime.memory,
@@ -98,6 +100,8 @@ class CallerMemory:
             room=ctx.room,
             after_save=runtime.aclose,
         )
+        MEMORY_READY_SECONDS.observe(time.monotonic() - opened_at)
+        return call
 
     async def _on_the_line(
         self, ctx: JobContext, runtime: Runtime, config: CallConfig

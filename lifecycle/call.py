@@ -21,6 +21,7 @@ from livekit.agents import Agent, AgentSession, AgentStateChangedEvent
 
 from lifecycle.closing import CallEnd, RoomEvents, ShutdownRegistrar, save_on_close, shared_save
 from lifecycle.instructions import give_memory
+from lifecycle.metrics import count_memory_off, count_session_usage
 from lifecycle.plan import MemoryPlan
 from lifecycle.recall import recall_for
 from lifecycle.save import SharedSave
@@ -93,6 +94,7 @@ async def attach_memory(
         timeout=setup.save_timeout_seconds,
     )
     save_on_close(session, register_shutdown, save, end, room=room, then=after_save)
+    count_session_usage(session)
     recalled = await recall_for(setup.plan, memory, setup.recall_deadline)
     await give_memory(agent, recalled)
     return MemoryCall(setup.plan, recalled, recorder, save, end)
@@ -119,3 +121,5 @@ def report_plan(plan: MemoryPlan) -> None:
         active=plan.active,
         reason=plan.reason,
     )
+    if plan.reason is not None:
+        count_memory_off(plan.reason)

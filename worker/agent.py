@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -21,10 +23,13 @@ from memory.config import ConfigError
 from worker.catalog import default_catalog
 from worker.config import VoiceModels, load_worker_config
 from worker.greeter import Greeter
+from worker.http_metrics import metrics_port
 from worker.session import ROOM_OPTIONS, build_session
 from worker.startup import needs_preparation, prepare_main_process, served_agent
 
 SAVE_TIMEOUT_FOR_HELP = 40.0  # help and download-files serve no call
+WORKER_METRICS_VAR = "WORKER_METRICS_PORT"
+MULTIPROC_VAR = "PROMETHEUS_MULTIPROC_DIR"
 
 SessionFactory = Callable[[VoiceModels], AgentSession[Any]]
 """Builds the call's session from the configured models (`worker.session.build_session`).
@@ -46,11 +51,22 @@ async def entrypoint(ctx: JobContext, sessions: SessionFactory = build_session) 
 
 
 def build_server(
-    agent_name: str, save_timeout_seconds: float, sessions: SessionFactory = build_session
+    agent_name: str,
+    save_timeout_seconds: float,
+    sessions: SessionFactory = build_session,
+    *,
+    metrics_port: int | None = None,
+    metrics_dir: str | None = None,
 ) -> AgentServer:
-    """A server for one agent name; the job process outlives the save it waits for."""
+    """A server for one agent name; the job process outlives the save it waits for.
+
+    `metrics_port`: livekit-agents' own Prometheus endpoint, with our call and memory metrics;
+    job processes write them to `metrics_dir`, which the endpoint aggregates.
+    """
     server = AgentServer(
         shutdown_process_timeout=save_timeout_seconds + SHUTDOWN_PROCESS_TIMEOUT_MARGIN,
+        prometheus_port=metrics_port,
+        prometheus_multiproc_dir=metrics_dir,
     )
     server.rtc_session(functools.partial(entrypoint, sessions=sessions), agent_name=agent_name)
     return server
@@ -62,10 +78,18 @@ def main() -> None:
         return
     try:
         config, agent_name = asyncio.run(prepare_main_process(sys.argv[1:]))
+        port = metrics_port(variable=WORKER_METRICS_VAR)
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    cli.run_app(build_server(agent_name, config.call.save_timeout_seconds))
+    timeout = config.call.save_timeout_seconds
+    metrics_dir = None if port is None else multiprocess_dir()
+    cli.run_app(build_server(agent_name, timeout, metrics_port=port, metrics_dir=metrics_dir))
+
+
+def multiprocess_dir() -> str:
+    """`PROMETHEUS_MULTIPROC_DIR`, else a per-process directory livekit empties at start."""
+    return os.environ.get(MULTIPROC_VAR) or tempfile.mkdtemp(prefix="caller-memory-metrics-")
 
 
 if __name__ == "__main__":

@@ -37,13 +37,13 @@ def observe_request(method: str, route: str, status: int, seconds: float) -> Non
     REQUEST_SECONDS.labels(route=route).observe(seconds)
 
 
-def metrics_port(env: Mapping[str, str] = os.environ) -> int | None:
-    """`WEB_METRICS_PORT`: a port 1..65535, or None (unset or empty) for no metrics listener."""
-    raw = env.get(PORT_VAR, "").strip()
+def metrics_port(env: Mapping[str, str] = os.environ, variable: str = PORT_VAR) -> int | None:
+    """A metrics port 1..65535 from `variable`, or None (unset or empty) for no listener."""
+    raw = env.get(variable, "").strip()
     if not raw:
         return None
     if not raw.isdigit() or not 1 <= int(raw) <= 65535:
-        raise ConfigError(f"{PORT_VAR} must be a port number from 1 to 65535")
+        raise ConfigError(f"{variable} must be a port number from 1 to 65535")
     return int(raw)
 
 

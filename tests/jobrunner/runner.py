@@ -131,13 +131,19 @@ class FakeCallSide:
 
 @asynccontextmanager
 async def job_server(
-    side: FakeCallSide, save_timeout: float, *, idle_processes: int = 0
+    side: FakeCallSide,
+    save_timeout: float,
+    *,
+    idle_processes: int = 0,
+    metrics_port: int | None = None,
 ) -> AsyncIterator[AgentServer]:
     """The worker's server with the THREAD executor, unregistered, in dev mode.
 
     `idle_processes`: job runners kept warm (production keeps one per CPU; dev mode none).
+    `metrics_port`: livekit's Prometheus endpoint (one process: no multiprocess directory).
     """
-    async with serving(build_server(AGENT, save_timeout, side), idle_processes) as server:
+    server = build_server(AGENT, save_timeout, side, metrics_port=metrics_port)
+    async with serving(server, idle_processes) as server:
         yield server
 
 

@@ -94,6 +94,15 @@ class FakeLLMStream(llm.LLMStream):
                 llm.ChatChunk(id=request_id, delta=llm.ChoiceDelta(role="assistant", content=delta))
             )
             await asyncio.sleep(self._word_delay)
+        # like a provider streaming usage last: a word per token, the context's text for prompt
+        prompt = sum(len(str(item.text_content or "").split()) for item in self._messages())
+        usage = llm.CompletionUsage(
+            completion_tokens=len(words), prompt_tokens=prompt, total_tokens=prompt + len(words)
+        )
+        self._event_ch.send_nowait(llm.ChatChunk(id=request_id, usage=usage))
+
+    def _messages(self) -> list[llm.ChatMessage]:
+        return [item for item in self._chat_ctx.items if isinstance(item, llm.ChatMessage)]
 
 
 class FakeLLM(llm.LLM[Never]):
