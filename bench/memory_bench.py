@@ -1,6 +1,6 @@
 """Memory benchmark: every figure is a ratio to a bare `SELECT 1` on the same pool, same run.
 
-Usage: python -m bench.memory_bench [--quick]
+Usage: python -m bench.memory_bench [--quick] [--no-growth]
 Uses BENCH_DATABASE_URL when set, else a throwaway embedded Postgres.
 """
 
@@ -20,7 +20,8 @@ from pathlib import Path
 
 import asyncpg
 
-from memory.api import open_memory
+from bench.legacy_write import LegacyWriteStore
+from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.database import create_pool, start_embedded
 from memory.extraction import handles_for
@@ -102,62 +103,99 @@ def answer() -> str:
     )
 
 
+def _update(n: int) -> str:
+    """An answer updating f1 to a new text each time (a real update that closes a version)."""
+    return json.dumps(
+        {
+            "operations": [{"op": "update", "handle": "f1", "content": f"Has {n} dogs."}],
+            "summary": "A short call.",
+        }
+    )
+
+
+def _write_path(store: MemoryStore, user: str) -> Callable[[], Awaitable[None]]:
+    """Read + validate + write of one update, as an add does after the model answered."""
+    counter = iter(range(1_000_000_000))
+
+    async def write_path() -> None:
+        snap = await store.snapshot("support", user)
+        validated = plan(_update(next(counter)), handles_for(snap.facts))
+        await store.write("support", user, snap.revision, validated, _NO_CALL)
+
+    return write_path
+
+
 async def bench_latency(pool: asyncpg.Pool, server: ModelServer, n: int) -> list[str]:
     config = MemoryConfig(base_url=server.url, api_key="bench")
     store = MemoryStore(pool)
     memory = open_memory(store, config)
     await seed_person(pool, "support", "rich", facts=50, calls=100)
     await seed_person(pool, "support", "writer", facts=10, calls=0)
-    update = json.dumps(
-        {
-            "operations": [{"op": "update", "handle": "f1", "content": "Has a dog."}],
-            "summary": "A short call.",
-        }
-    )
-
-    async def write_path() -> None:
-        snap = await store.snapshot("support", "writer")
-        validated = plan(update, handles_for(snap.facts))
-        await store.write("support", "writer", snap.revision, validated, _NO_CALL)
-
+    await seed_person(pool, "support", "legacy-writer", facts=10, calls=0)
+    await seed_person(pool, "support", "adder", facts=10, calls=0)
     for _ in range(n + 50):
-        server.answer_text(update)
+        server.answer_text(_update(_ + 1))
     select_1 = lambda: pool.fetchval("select 1")  # noqa: E731
-    base, recall, write = await interleaved(
-        [select_1, lambda: memory.recall("support", "rich", 5), write_path], n
+    base, recall, write, legacy, history = await interleaved(
+        [
+            select_1,
+            lambda: memory.recall("support", "rich", 5),
+            _write_path(store, "writer"),
+            _write_path(LegacyWriteStore(pool), "legacy-writer"),
+            lambda: memory.history("support", "writer"),
+        ],
+        n,
     )
     # the end-to-end add runs the model server in this event loop: paired with its own baseline
-    add = lambda: memory.add("hi", "support", "writer")  # noqa: E731
+    add = lambda: memory.add("hi", "support", "adder")  # noqa: E731
     base_full, full = await interleaved([select_1, add], n)
+    kept = await pool.fetchval(
+        f"select count(*) from {S}.memory_fact_versions where user_id = 'writer'"
+    )
     return [
         row("`SELECT 1` (baseline)", base, base),
         row("recall (50 facts x 500 chars, 100 calls, calls=5)", recall, base),
-        row("add write path (read + validate + transaction)", write, base),
+        row("add write path (read + validate + one-statement write)", write, base),
+        row("add write path before (read + validate + 9-round-trip transaction)", legacy, base),
+        row(f"history (10 facts, {kept:,} closed versions)", history, base),
         row("add end to end (local model server answers at once)*", full, base_full),
     ]
 
 
-async def bench_throughput(pool: asyncpg.Pool, server: ModelServer, people: int) -> str:
-    memory = open_memory(MemoryStore(pool), MemoryConfig(base_url=server.url, api_key="bench"))
-    for _ in range(people):
+async def bench_throughput(pool: asyncpg.Pool, server: ModelServer, people: int) -> list[str]:
+    """Adds/s with today's write and with the earlier one, alternating in rounds (one run)."""
+    config = MemoryConfig(base_url=server.url, api_key="bench")
+    stores = {"one-statement write": MemoryStore(pool), "before": LegacyWriteStore(pool)}
+    memories = {name: open_memory(store, config) for name, store in stores.items()}
+    for _ in range(people * len(memories)):
         server.answer_text(answer())
+    elapsed = dict.fromkeys(memories, 0.0)
+    rounds = 4
+    for r in range(rounds):
+        for name, memory in memories.items():
+            batch = range(r * people // rounds, (r + 1) * people // rounds)
+            elapsed[name] += await _adds(memory, f"{name}-", batch)
+    t = time.perf_counter()
+    await asyncio.gather(*(pool.fetchval("select 1") for _ in range(people)))
+    select_rate = people / (time.perf_counter() - t)
+    lines = [
+        f"adds/s over {people} distinct people (8 in flight), {name}: {people / spent:.0f}"
+        for name, spent in elapsed.items()
+    ]
+    return [*lines, f"`SELECT 1`/s on the same pool: {select_rate:.0f}"]
+
+
+async def _adds(memory: Memory, prefix: str, people: range) -> float:
     gate = asyncio.Semaphore(8)
 
     async def one(i: int) -> None:
         async with gate:
-            result = await memory.add("hi", "support", f"person-{i}")
+            result = await memory.add("hi", "support", f"{prefix}{i}")
             assert result.error is None, result.error
 
     t = time.perf_counter()
-    await asyncio.gather(*(one(i) for i in range(people)))
-    elapsed = time.perf_counter() - t
-    t = time.perf_counter()
-    await asyncio.gather(*(pool.fetchval("select 1") for _ in range(people)))
-    select_rate = people / (time.perf_counter() - t)
-    return (
-        f"adds/s over {people} distinct people (8 in flight): {people / elapsed:.0f}"
-        f" (`SELECT 1`/s on the same pool: {select_rate:.0f})"
-    )
+    await asyncio.gather(*(one(i) for i in people))
+    return time.perf_counter() - t
 
 
 async def bench_growth(pool: asyncpg.Pool, n: int, total: int) -> list[str]:
@@ -194,7 +232,7 @@ async def fresh_database(admin_url: str) -> str:
     return url
 
 
-async def main(quick: bool) -> None:
+async def main(quick: bool, *, growth: bool = True) -> None:
     configure_logging(logging.WARNING)
     admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
         Path(tempfile.mkdtemp(prefix="memory-bench-")) / "pgdata", cleanup_mode="delete"
@@ -208,11 +246,13 @@ async def main(quick: bool) -> None:
         for line in await bench_latency(pool, server, n):
             print(line)
         print()
-        print(await bench_throughput(pool, server, people))
-        print()
-        print(HEADER)
-        for line in await bench_growth(pool, n, total):
+        for line in await bench_throughput(pool, server, people):
             print(line)
+        if growth:
+            print()
+            print(HEADER)
+            for line in await bench_growth(pool, n, total):
+                print(line)
     finally:
         await pool.close()
         await server.stop()
@@ -221,4 +261,6 @@ async def main(quick: bool) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller sizes for a smoke run")
-    asyncio.run(main(parser.parse_args().quick))
+    parser.add_argument("--no-growth", action="store_true", help="skip the 1M-row growth run")
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.quick, growth=not arguments.no_growth))
