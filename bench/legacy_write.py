@@ -11,7 +11,7 @@ from memory.database import Executor
 from memory.errors import Conflict
 from memory.models import AddOutcome, CallMetadata, CallRecord, Fact
 from memory.operations import Plan
-from memory.store import MemoryStore
+from memory.store import MemoryStore, Snapshot
 
 S = "stackbone_platform"
 _FACTS = f"""select array_agg(id::text order by seq) as fact_ids,
@@ -25,8 +25,9 @@ class LegacyWriteStore(MemoryStore):
     """The store with the earlier nine-round-trip write."""
 
     async def write(
-        self, agent_id: str, user_id: str, revision: int, plan: Plan, call: CallMetadata
+        self, agent_id: str, user_id: str, read: Snapshot, plan: Plan, call: CallMetadata
     ) -> AddOutcome:
+        revision = read.revision
         async with self._pool.acquire() as conn, conn.transaction():
             await _lock_revision(conn, agent_id, user_id, revision)
             await _apply(conn, agent_id, user_id, plan)

@@ -16,6 +16,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 import asyncpg
@@ -25,6 +26,7 @@ from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.database import create_pool, start_embedded
 from memory.extraction import handles_for
+from memory.limits import MAX_HISTORY_VERSIONS
 from memory.logs import configure_logging
 from memory.migrate import migrate
 from memory.models import CallMetadata
@@ -120,28 +122,34 @@ def _write_path(store: MemoryStore, user: str) -> Callable[[], Awaitable[None]]:
     async def write_path() -> None:
         snap = await store.snapshot("support", user)
         validated = plan(_update(next(counter)), handles_for(snap.facts))
-        await store.write("support", user, snap.revision, validated, _NO_CALL)
+        await store.write("support", user, snap, validated, _NO_CALL)
 
     return write_path
 
 
-async def bench_latency(pool: asyncpg.Pool, server: ModelServer, n: int) -> list[str]:
+async def bench_latency(
+    pool: asyncpg.Pool, lazy: asyncpg.Pool, server: ModelServer, n: int
+) -> list[str]:
+    """`lazy` is a pool on the same database with `synchronous_commit = off`."""
     config = MemoryConfig(base_url=server.url, api_key="bench")
     store = MemoryStore(pool)
     memory = open_memory(store, config)
     await seed_person(pool, "support", "rich", facts=50, calls=100)
-    await seed_person(pool, "support", "writer", facts=10, calls=0)
-    await seed_person(pool, "support", "legacy-writer", facts=10, calls=0)
-    await seed_person(pool, "support", "adder", facts=10, calls=0)
-    for _ in range(n + 50):
-        server.answer_text(_update(_ + 1))
+    for user in ("writer", "before", "lazy-writer", "lazy-before", "adder"):
+        await seed_person(pool, "support", user, facts=10, calls=0)
+    await pool.execute("create table bench_flush (x int)")
+    for i in range(n + 50):
+        server.answer_text(_update(i))
     select_1 = lambda: pool.fetchval("select 1")  # noqa: E731
-    base, recall, write, legacy, history = await interleaved(
+    samples = await interleaved(
         [
             select_1,
+            lambda: pool.execute("insert into bench_flush values (1)"),
             lambda: memory.recall("support", "rich", 5),
             _write_path(store, "writer"),
-            _write_path(LegacyWriteStore(pool), "legacy-writer"),
+            _write_path(LegacyWriteStore(pool), "before"),
+            _write_path(MemoryStore(lazy), "lazy-writer"),
+            _write_path(LegacyWriteStore(lazy), "lazy-before"),
             lambda: memory.history("support", "writer"),
         ],
         n,
@@ -150,51 +158,71 @@ async def bench_latency(pool: asyncpg.Pool, server: ModelServer, n: int) -> list
     add = lambda: memory.add("hi", "support", "adder")  # noqa: E731
     base_full, full = await interleaved([select_1, add], n)
     kept = await pool.fetchval(
-        f"select count(*) from {S}.memory_fact_versions where user_id = 'writer'"
+        f"select closed_versions from {S}.memory_revisions where user_id = 'writer'"
     )
+    names = [
+        "`SELECT 1` (baseline)",
+        "one-row insert, autocommit (the commit's WAL flush every write waits for)",
+        "recall (50 facts x 500 chars, 100 calls, calls=5)",
+        "add write path (read + validate + one-statement write)",
+        "add write path before (read + validate + 9-round-trip transaction)",
+        "add write path, `synchronous_commit = off`",
+        "add write path before, `synchronous_commit = off`",
+        f"history (10 facts, {min(kept, MAX_HISTORY_VERSIONS):,} closed versions)",
+    ]
     return [
-        row("`SELECT 1` (baseline)", base, base),
-        row("recall (50 facts x 500 chars, 100 calls, calls=5)", recall, base),
-        row("add write path (read + validate + one-statement write)", write, base),
-        row("add write path before (read + validate + 9-round-trip transaction)", legacy, base),
-        row(f"history (10 facts, {kept:,} closed versions)", history, base),
+        *(row(name, series, samples[0]) for name, series in zip(names, samples, strict=True)),
         row("add end to end (local model server answers at once)*", full, base_full),
     ]
 
 
 async def bench_throughput(pool: asyncpg.Pool, server: ModelServer, people: int) -> list[str]:
-    """Adds/s with today's write and with the earlier one, alternating in rounds (one run)."""
+    """Adds/s and write paths/s with today's write and the earlier one, alternating in rounds."""
     config = MemoryConfig(base_url=server.url, api_key="bench")
     stores = {"one-statement write": MemoryStore(pool), "before": LegacyWriteStore(pool)}
-    memories = {name: open_memory(store, config) for name, store in stores.items()}
-    for _ in range(people * len(memories)):
+    for _ in range(people * len(stores)):
         server.answer_text(answer())
-    elapsed = dict.fromkeys(memories, 0.0)
+    memories = {name: open_memory(store, config) for name, store in stores.items()}
+    adds, writes = dict.fromkeys(stores, 0.0), dict.fromkeys(stores, 0.0)
     rounds = 4
     for r in range(rounds):
-        for name, memory in memories.items():
-            batch = range(r * people // rounds, (r + 1) * people // rounds)
-            elapsed[name] += await _adds(memory, f"{name}-", batch)
+        batch = range(r * people // rounds, (r + 1) * people // rounds)
+        for name, store in stores.items():
+            memory = memories[name]
+            adds[name] += await _in_flight(partial(_add, memory), f"{name}-", batch)
+            writes[name] += await _in_flight(partial(_write, store), f"w-{name}-", batch)
     t = time.perf_counter()
     await asyncio.gather(*(pool.fetchval("select 1") for _ in range(people)))
     select_rate = people / (time.perf_counter() - t)
-    lines = [
-        f"adds/s over {people} distinct people (8 in flight), {name}: {people / spent:.0f}"
-        for name, spent in elapsed.items()
+    return [
+        *(f"adds/s, {name}: {people / spent:.0f}" for name, spent in adds.items()),
+        *(f"write paths/s (no model), {name}: {people / s:.0f}" for name, s in writes.items()),
+        f"`SELECT 1`/s on the same pool: {select_rate:.0f}",
     ]
-    return [*lines, f"`SELECT 1`/s on the same pool: {select_rate:.0f}"]
 
 
-async def _adds(memory: Memory, prefix: str, people: range) -> float:
-    gate = asyncio.Semaphore(8)
+async def _add(memory: Memory, user: str) -> None:
+    result = await memory.add("hi", "support", user)
+    assert result.error is None, result.error
 
-    async def one(i: int) -> None:
+
+async def _write(store: MemoryStore, user: str) -> None:
+    snap = await store.snapshot("support", user)
+    await store.write("support", user, snap, plan(answer(), {}), _NO_CALL)
+
+
+async def _in_flight(
+    one: Callable[[str], Awaitable[None]], prefix: str, people: range, width: int = 8
+) -> float:
+    """Seconds to run `one` once for each person, `width` at a time."""
+    gate = asyncio.Semaphore(width)
+
+    async def gated(i: int) -> None:
         async with gate:
-            result = await memory.add("hi", "support", f"{prefix}{i}")
-            assert result.error is None, result.error
+            await one(f"{prefix}{i}")
 
     t = time.perf_counter()
-    await asyncio.gather(*(one(i) for i in people))
+    await asyncio.gather(*(gated(i) for i in people))
     return time.perf_counter() - t
 
 
@@ -240,12 +268,17 @@ async def main(quick: bool, *, growth: bool = True) -> None:
     n, people, total = (300, 200, 100_000) if quick else (2_000, 1_000, 1_000_000)
     server = ModelServer()
     await server.start()
-    pool = await create_pool(await fresh_database(admin_url), min_size=8, max_size=8)
+    url = await fresh_database(admin_url)
+    pool = await create_pool(url, min_size=8, max_size=8)
+    # asyncpg passes unknown URL parameters on as server settings
+    joiner = "&" if "?" in url else "?"
+    lazy = await create_pool(f"{url}{joiner}synchronous_commit=off", min_size=2, max_size=2)
     try:
         print(HEADER)
-        for line in await bench_latency(pool, server, n):
+        for line in await bench_latency(pool, lazy, server, n):
             print(line)
         print()
+        print(f"over {people} distinct people each, 8 in flight, the model answering at once:")
         for line in await bench_throughput(pool, server, people):
             print(line)
         if growth:
@@ -254,6 +287,7 @@ async def main(quick: bool, *, growth: bool = True) -> None:
             for line in await bench_growth(pool, n, total):
                 print(line)
     finally:
+        await lazy.close()
         await pool.close()
         await server.stop()
 

@@ -139,7 +139,7 @@ class Memory:
         record.prompt_tokens = completion.prompt_tokens
         record.completion_tokens = completion.completion_tokens
         validated = plan(completion.text, prompt.handles)
-        outcome = await self._store.write(agent, user, snapshot.revision, validated, metadata)
+        outcome = await self._store.write(agent, user, snapshot, validated, metadata)
         record.outcome = "saved"
         return outcome
 

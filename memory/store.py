@@ -105,7 +105,9 @@ def _history(rows: list[asyncpg.Record]) -> History:
     # per fact in insertion order; a fact's closed versions in the order they closed, then
     # its current version (no close sequence)
     ordered = sorted(rows, key=lambda r: (r[0], r[1] is None, r[1] or 0))
-    return History(tuple(FactVersion(*r[2:7], _ENDED_BY[r[7]]) for r in ordered))
+    return History(
+        tuple(FactVersion(r[2], r[3], r[4], r[5], r[6], _ENDED_BY[r[7]]) for r in ordered)
+    )
 
 
 _ENDED_BY: dict[str | None, EndedBy | None] = {"update": "update", "delete": "delete", None: None}
@@ -156,16 +158,16 @@ class MemoryStore:
         return text
 
     async def write(
-        self, agent_id: str, user_id: str, revision: int, plan: Plan, call: CallMetadata
+        self, agent_id: str, user_id: str, read: Snapshot, plan: Plan, call: CallMetadata
     ) -> AddOutcome:
-        """Apply a validated plan and one call record if the revision is still `revision`.
+        """Apply a validated plan and one call record if the revision is still `read`'s.
 
         One statement, one round trip (`memory.write_statement`): all of it or nothing.
         """
-        args = write_statement.arguments(agent_id, user_id, revision, plan, call)
+        args = write_statement.arguments(agent_id, user_id, read.revision, plan, call)
         async with translated(PersistFailed, "memory write"):
             rows = await self._pool.fetch(write_statement.WRITE, *args)
-        outcome = write_statement.decode(rows)
+        outcome = write_statement.decode(rows, read.facts)
         if outcome is None:
             raise Conflict("memory changed while the model request was in flight")
         return outcome

@@ -26,7 +26,6 @@ the call record, told apart by `kind`. `decode` turns them into the add's outcom
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 import asyncpg
 
@@ -36,7 +35,7 @@ from memory.operations import Plan
 
 _S = "stackbone_platform"
 
-UNCHANGED, CALL, ADDED, UPDATED, DELETED = range(5)
+CALL, ADDED, UPDATED, DELETED = range(4)
 _CHANGES: dict[int, Change] = {ADDED: "add", UPDATED: "update", DELETED: "delete"}
 _GATE = "exists (select from rev)"
 _SCOPE = "agent_id = $1 and user_id = $2"
@@ -99,13 +98,10 @@ WRITE = f"""with old as (
     where {_GATE}
     returning id, seq, summary, started_at, created_at, duration_seconds, outcome, run_id
 )
-select {UNCHANGED} as kind, f.seq, f.id::text, f.content as body, f.created_at as first_at,
-    f.updated_at as second_at, null::text as version, null::text as prior,
-    null::float8 as duration, null::text as outcome, null::text as run_id,
-    null::bigint as revision
-  from {_S}.memory_facts f
-  where f.agent_id = $1 and f.user_id = $2 and {_GATE}
-    and f.id <> all($4::uuid[]) and not exists (select from upd u where u.id = f.id)
+select {CALL} as kind, seq, id::text, summary as body, started_at as first_at,
+    created_at as second_at, null::text as version, null::text as prior,
+    duration_seconds as duration, outcome, run_id, (select revision from rev) as revision
+  from call
 union all
 select {ADDED}, seq, id::text, content, created_at, updated_at, version_id::text, null,
     null, null, null, null from ins
@@ -114,10 +110,7 @@ select {UPDATED}, seq, id::text, content, created_at, updated_at, version_id::te
     supersedes::text, null, null, null, null from upd
 union all
 select {DELETED}, seq, id::text, null, updated_at, now(), version_id::text, null,
-    null, null, null, null from del
-union all
-select {CALL}, seq, id::text, summary, started_at, created_at, null, null,
-    duration_seconds, outcome, run_id, (select revision from rev) from call"""
+    null, null, null, null from del"""
 
 
 def arguments(
@@ -144,23 +137,40 @@ def arguments(
 def _applied(row: asyncpg.Record) -> AppliedOp:
     # columns: kind, seq, id, body, first_at, second_at, version, prior, ...
     kind, _, fact_id, _, first_at, second_at, version, prior = row[:8]
-    valid_to: datetime | None = second_at if kind == DELETED else None
-    valid_from: datetime = first_at if kind == DELETED else second_at
-    return AppliedOp(_CHANGES[kind], fact_id, version, prior, valid_from, valid_to)
+    if kind == DELETED:
+        return AppliedOp("delete", fact_id, version, None, first_at, second_at)
+    return AppliedOp(_CHANGES[kind], fact_id, version, prior, second_at, None)
 
 
-def decode(rows: Sequence[asyncpg.Record]) -> AddOutcome | None:
-    """The add's outcome from the statement's rows; None when the revision had moved."""
+def _fact(row: asyncpg.Record) -> Fact:
+    return Fact(row[2], row[3], row[4], row[5])
+
+
+def decode(rows: Sequence[asyncpg.Record], before: Sequence[Fact]) -> AddOutcome | None:
+    """The add's outcome; None when the revision had moved (the statement wrote nothing).
+
+    `before` are the facts read with the revision the write compared against: as it passed,
+    they were still the stored facts, so the final list is built from them and the changed rows
+    (facts keep their insertion order; an update keeps its place).
+    """
     calls = [r for r in rows if r[0] == CALL]
     if not calls:
         return None
     c = calls[0]
-    facts = sorted((r for r in rows if r[0] in (UNCHANGED, ADDED, UPDATED)), key=lambda r: r[1])
+    changed = {r[2]: r for r in rows if r[0] in (UPDATED, DELETED)}
+    facts: list[Fact] = []
+    for fact in before:
+        row = changed.get(fact.id)
+        if row is None:
+            facts.append(fact)
+        elif row[0] == UPDATED:
+            facts.append(_fact(row))
+    facts.extend(_fact(r) for r in sorted((r for r in rows if r[0] == ADDED), key=lambda r: r[1]))
     order = {DELETED: 0, UPDATED: 1, ADDED: 2}
-    changed = sorted((r for r in rows if r[0] in order), key=lambda r: (order[r[0]], r[1]))
+    applied = sorted((r for r in rows if r[0] in order), key=lambda r: (order[r[0]], r[1]))
     return AddOutcome(
-        facts=tuple(Fact(r[2], r[3], r[4], r[5]) for r in facts),
+        facts=tuple(facts),
         call=CallRecord(c[2], c[4], c[8], c[9], c[10], c[3], c[5]),
         revision=int(c[11]),
-        applied=tuple(_applied(r) for r in changed),
+        applied=tuple(_applied(r) for r in applied),
     )
