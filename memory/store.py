@@ -48,17 +48,16 @@ _RECALL = f"""(select 0 as kind, seq, id::text, content as text, created_at as f
     order by started_at desc, seq desc limit $3)"""
 
 # An add's snapshot reads facts, revision and settings in one statement (so the facts and the
-# revision it compares against later are from the same moment); it is off the call path.
-_FACT_ARRAYS = f"""(select array_agg(id::text order by seq) as fact_ids,
-        array_agg(content order by seq) as fact_contents,
-        array_agg(created_at order by seq) as fact_created,
-        array_agg(updated_at order by seq) as fact_updated
-    from {_S}.memory_facts where agent_id = $1 and user_id = $2) as f"""
-_FACT_FIELDS = ("fact_ids", "fact_contents", "fact_created", "fact_updated")
-_SNAPSHOT = f"""select f.*,
-    (select revision from {_S}.memory_revisions where agent_id = $1 and user_id = $2) as revision,
+# revision it compares against later are from the same moment), as plain rows like recall: a
+# new connection's first add then needs no type introspection (arrays of timestamps would).
+_SNAPSHOT = f"""select 0 as kind, seq, id::text, content, created_at, updated_at,
+        null::bigint as revision, null::text as model, null::text as reasoning_effort
+    from {_S}.memory_facts where agent_id = $1 and user_id = $2
+  union all
+  select 1, null, null, null, null, null,
+    (select revision from {_S}.memory_revisions where agent_id = $1 and user_id = $2),
     s.model, s.reasoning_effort
-  from {_FACT_ARRAYS} left join {_S}.memory_extraction_settings s on true"""
+  from (select) as one left join {_S}.memory_extraction_settings s on true"""
 
 # closed versions, then the current ones (valid from their last update); ordered in Python
 _HISTORY = f"""select v.fact_seq, v.seq, v.fact_id::text, v.id::text, v.content, v.valid_from,
@@ -83,10 +82,16 @@ class Snapshot:
     reasoning_effort: str | None
 
 
-def _facts(row: asyncpg.Record) -> tuple[Fact, ...]:
-    """Facts back from the snapshot's parallel arrays (an empty aggregate is NULL)."""
-    columns = (row[name] or () for name in _FACT_FIELDS)
-    return tuple(Fact(*values) for values in zip(*columns, strict=True))
+def _snapshot(rows: list[asyncpg.Record]) -> Snapshot:
+    # columns: kind, seq, id, content, created_at, updated_at, revision, model, effort
+    head = next(r for r in rows if r[0] == 1)
+    facts = sorted((r for r in rows if r[0] == 0), key=lambda r: r[1])
+    return Snapshot(
+        revision=head[6] or 0,
+        facts=tuple(Fact(r[2], r[3], r[4], r[5]) for r in facts),
+        model=head[7],
+        reasoning_effort=head[8],
+    )
 
 
 def _recall(rows: list[asyncpg.Record]) -> Recall:
@@ -140,14 +145,8 @@ class MemoryStore:
 
     async def snapshot(self, agent_id: str, user_id: str) -> Snapshot:
         async with translated(Unavailable, "memory read"):
-            row = await self._pool.fetchrow(_SNAPSHOT, agent_id, user_id)
-        assert row is not None
-        return Snapshot(
-            revision=row["revision"] or 0,
-            facts=_facts(row),
-            model=row["model"],
-            reasoning_effort=row["reasoning_effort"],
-        )
+            rows = await self._pool.fetch(_SNAPSHOT, agent_id, user_id)
+        return _snapshot(rows)
 
     async def published_guidance(self) -> str | None:
         """The published extraction guidance (None: built-in), read apart from the settings."""

@@ -42,11 +42,11 @@ _SCOPE = "agent_id = $1 and user_id = $2"
 
 WRITE = f"""with old as (
     select f.id, f.seq, f.content, f.updated_at, f.version_id, u.content as new_content
-    from unnest($5::uuid[], $6::text[]) as u(id, content)
+    from unnest($5::text[]::uuid[], $6::text[]) as u(id, content)
     join {_S}.memory_facts f on f.id = u.id and f.agent_id = $1 and f.user_id = $2
     where f.content <> u.content
 ), k as (
-    select (select count(*) from old) + cardinality($4::uuid[]) as closing
+    select (select count(*) from old) + cardinality($4::text[]::uuid[]) as closing
 ), rev as (
     insert into {_S}.memory_revisions as r (agent_id, user_id, revision, closed_versions)
     values ($1, $2, $3::bigint + 1, (select closing from k))
@@ -57,7 +57,7 @@ WRITE = f"""with old as (
     returning revision, closed_versions
 ), del as (
     delete from {_S}.memory_facts
-    where {_SCOPE} and id = any($4::uuid[]) and {_GATE}
+    where {_SCOPE} and id = any($4::text[]::uuid[]) and {_GATE}
     returning id, seq, content, updated_at, version_id
 ), upd as (
     update {_S}.memory_facts f
