@@ -118,6 +118,7 @@ async def test_the_write_reports_what_it_applied(
         before[0].version_id,
     )
     assert after[update.version_id].content == "Prefers WhatsApp."
+    assert update.supersedes is not None
     assert update.valid_from == after[update.supersedes].valid_to == second.facts[0].updated_at
     assert (added.op, added.fact_id) == ("add", second.facts[1].id)
     assert after[added.version_id].valid_from == added.valid_from
