@@ -2,25 +2,28 @@
 
 Data-modifying CTEs do, in one statement, what used to be nine round trips in a transaction:
 
-1. `rev` compares and sets the revision: an upsert that moves it from the revision read before
+1. `old` reads the facts the plan updates whose text really changes (an update to the text
+   already stored is not an update: no write, no version), and `k` counts the versions this
+   write closes (those updates plus the deletes).
+2. `rev` compares and sets the revision: an upsert that moves it from the revision read before
    the model call to the next one, and returns nothing when it moved meanwhile. `ON CONFLICT DO
    UPDATE` locks the row and checks the latest committed revision, so two writers, or a writer
-   and an erasure, cannot both pass.
-2. Every other change is gated on `rev` (`exists (select from rev)`, a one-time filter that runs
-   `rev` first, so the revision row is locked before any fact, as in `delete_all`). A conflict
-   therefore writes nothing and returns no rows at all.
-3. `del`, `upd` and `ins` apply the plan. An update whose text is already the stored text is
-   not an update (no write, no version). Deleted facts and the versions that updates replace
-   are moved into `memory_fact_versions` (`closed`), and that person's oldest closed versions
-   beyond the bound are dropped (`pruned`).
-4. `call` inserts the call record.
+   and an erasure, cannot both pass. It also counts the versions closed since the last erasure.
+3. Every change is gated on `rev` (`exists (select from rev)`, a one-time filter that runs
+   `rev` first, so the revision row is locked before any fact is touched, as in `delete_all`).
+   A conflict therefore writes nothing and returns no rows at all.
+4. `del`, `upd` and `ins` apply the plan; `closed` moves the versions that deletes and updates
+   end into `memory_fact_versions`; `pruned` drops that person's oldest closed versions beyond
+   the bound (how many follows from the counter, without counting rows); `call` inserts the
+   call record.
 
-Every statement sees the snapshot taken when it starts, and a passed compare-and-set means no
-writer committed since the add's read: the facts the statement reads are the current ones.
+Every CTE sees the snapshot taken when the statement starts, and a passed compare-and-set means
+no writer committed since the add's read: what the statement read is what is stored.
 
 The statement returns plain rows of built-in types (no arrays or records, so a new connection
-needs no type introspection): the final facts (unchanged, added, updated), the deleted ones and
-the call record, told apart by `kind`. `decode` turns them into the add's outcome.
+needs no type introspection; ids travel as text for the same reason): the call record, then the
+added, updated and deleted facts, told apart by `kind`. Unchanged facts are not sent back:
+`decode` builds the final list from the facts the add read.
 """
 
 from __future__ import annotations
