@@ -23,14 +23,16 @@ import asyncpg
 
 from bench.legacy_write import LegacyWriteStore
 from memory.api import Memory, open_memory
-from memory.config import MemoryConfig
+from memory.config import MemoryConfig, resolve_choice
 from memory.database import create_pool, start_embedded
-from memory.extraction import handles_for
+from memory.extraction import build_prompt, handles_for, response_format
 from memory.limits import MAX_HISTORY_VERSIONS
 from memory.logs import configure_logging
 from memory.migrate import migrate
 from memory.models import CallMetadata
 from memory.operations import plan
+from memory.provider import ExtractionModel
+from memory.requests import transcript
 from memory.store import MemoryStore
 from tests.databases import with_database
 from tests.model_server import ModelServer
@@ -194,11 +196,29 @@ async def bench_throughput(pool: asyncpg.Pool, server: ModelServer, people: int)
     t = time.perf_counter()
     await asyncio.gather(*(pool.fetchval("select 1") for _ in range(people)))
     select_rate = people / (time.perf_counter() - t)
+    model_cpu = await _model_cpu(server, config, 300)
     return [
         *(f"adds/s, {name}: {people / spent:.0f}" for name, spent in adds.items()),
         *(f"write paths/s (no model), {name}: {people / s:.0f}" for name, s in writes.items()),
         f"`SELECT 1`/s on the same pool: {select_rate:.0f}",
+        f"CPU of this process per model request (`openai` client and the local server):"
+        f" {model_cpu * 1e3:.2f} ms, a ceiling of {1 / model_cpu:.0f} adds/s for one process",
     ]
+
+
+async def _model_cpu(server: ModelServer, config: MemoryConfig, n: int) -> float:
+    """Seconds of this process's CPU per extraction request alone, nothing else running."""
+    model = ExtractionModel(config)
+    prompt = build_prompt((), transcript("hi"), instructions=None, guidance=None)
+    choice, shape = resolve_choice(config, None, None), response_format(True)
+    for _ in range(n):
+        server.answer_text(answer())
+    t = time.process_time()
+    for _ in range(n):
+        await model.complete(choice, prompt.messages, shape)
+    spent = (time.process_time() - t) / n
+    await model.aclose()
+    return spent
 
 
 async def _add(memory: Memory, user: str) -> None:
