@@ -1,6 +1,6 @@
 """Memory benchmark: every figure is a ratio to a bare `SELECT 1` on the same pool, same run.
 
-Usage: python -m bench.memory_bench [--quick]
+Usage: python -m bench.memory_bench [--quick] [--no-growth]
 Uses BENCH_DATABASE_URL when set, else a throwaway embedded Postgres.
 """
 
@@ -16,18 +16,23 @@ import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 import asyncpg
 
-from memory.api import open_memory
-from memory.config import MemoryConfig
+from bench.legacy_write import LegacyWriteStore
+from memory.api import Memory, open_memory
+from memory.config import MemoryConfig, resolve_choice
 from memory.database import create_pool, start_embedded
-from memory.extraction import handles_for
+from memory.extraction import build_prompt, handles_for, response_format
+from memory.limits import MAX_HISTORY_VERSIONS
 from memory.logs import configure_logging
 from memory.migrate import migrate
 from memory.models import CallMetadata
 from memory.operations import plan
+from memory.provider import ExtractionModel
+from memory.requests import transcript
 from memory.store import MemoryStore
 from tests.databases import with_database
 from tests.model_server import ModelServer
@@ -102,62 +107,143 @@ def answer() -> str:
     )
 
 
-async def bench_latency(pool: asyncpg.Pool, server: ModelServer, n: int) -> list[str]:
-    config = MemoryConfig(base_url=server.url, api_key="bench")
-    store = MemoryStore(pool)
-    memory = open_memory(store, config)
-    await seed_person(pool, "support", "rich", facts=50, calls=100)
-    await seed_person(pool, "support", "writer", facts=10, calls=0)
-    update = json.dumps(
+def _update(n: int) -> str:
+    """An answer updating f1 to a new text each time (a real update that closes a version)."""
+    return json.dumps(
         {
-            "operations": [{"op": "update", "handle": "f1", "content": "Has a dog."}],
+            "operations": [{"op": "update", "handle": "f1", "content": f"Has {n} dogs."}],
             "summary": "A short call.",
         }
     )
 
-    async def write_path() -> None:
-        snap = await store.snapshot("support", "writer")
-        validated = plan(update, handles_for(snap.facts))
-        await store.write("support", "writer", snap.revision, validated, _NO_CALL)
 
-    for _ in range(n + 50):
-        server.answer_text(update)
+def _write_path(store: MemoryStore, user: str) -> Callable[[], Awaitable[None]]:
+    """Read + validate + write of one update, as an add does after the model answered."""
+    counter = iter(range(1_000_000_000))
+
+    async def write_path() -> None:
+        snap = await store.snapshot("support", user)
+        validated = plan(_update(next(counter)), handles_for(snap.facts))
+        await store.write("support", user, snap, validated, _NO_CALL)
+
+    return write_path
+
+
+async def bench_latency(
+    pool: asyncpg.Pool, lazy: asyncpg.Pool, server: ModelServer, n: int
+) -> list[str]:
+    """`lazy` is a pool on the same database with `synchronous_commit = off`."""
+    config = MemoryConfig(base_url=server.url, api_key="bench")
+    store = MemoryStore(pool)
+    memory = open_memory(store, config)
+    await seed_person(pool, "support", "rich", facts=50, calls=100)
+    for user in ("writer", "before", "lazy-writer", "lazy-before", "adder"):
+        await seed_person(pool, "support", user, facts=10, calls=0)
+    await pool.execute("create table bench_flush (x int)")
+    for i in range(n + 50):
+        server.answer_text(_update(i))
     select_1 = lambda: pool.fetchval("select 1")  # noqa: E731
-    base, recall, write = await interleaved(
-        [select_1, lambda: memory.recall("support", "rich", 5), write_path], n
+    samples = await interleaved(
+        [
+            select_1,
+            lambda: pool.execute("insert into bench_flush values (1)"),
+            lambda: memory.recall("support", "rich", 5),
+            _write_path(store, "writer"),
+            _write_path(LegacyWriteStore(pool), "before"),
+            _write_path(MemoryStore(lazy), "lazy-writer"),
+            _write_path(LegacyWriteStore(lazy), "lazy-before"),
+            lambda: memory.history("support", "writer"),
+        ],
+        n,
     )
     # the end-to-end add runs the model server in this event loop: paired with its own baseline
-    add = lambda: memory.add("hi", "support", "writer")  # noqa: E731
+    add = lambda: memory.add("hi", "support", "adder")  # noqa: E731
     base_full, full = await interleaved([select_1, add], n)
+    kept = await pool.fetchval(
+        f"select closed_versions from {S}.memory_revisions where user_id = 'writer'"
+    )
+    names = [
+        "`SELECT 1` (baseline)",
+        "one-row insert, autocommit (the commit's WAL flush every write waits for)",
+        "recall (50 facts x 500 chars, 100 calls, calls=5)",
+        "add write path (read + validate + one-statement write)",
+        "add write path before (read + validate + 9-round-trip transaction)",
+        "add write path, `synchronous_commit = off`",
+        "add write path before, `synchronous_commit = off`",
+        f"history (10 facts, {min(kept, MAX_HISTORY_VERSIONS):,} closed versions)",
+    ]
     return [
-        row("`SELECT 1` (baseline)", base, base),
-        row("recall (50 facts x 500 chars, 100 calls, calls=5)", recall, base),
-        row("add write path (read + validate + transaction)", write, base),
+        *(row(name, series, samples[0]) for name, series in zip(names, samples, strict=True)),
         row("add end to end (local model server answers at once)*", full, base_full),
     ]
 
 
-async def bench_throughput(pool: asyncpg.Pool, server: ModelServer, people: int) -> str:
-    memory = open_memory(MemoryStore(pool), MemoryConfig(base_url=server.url, api_key="bench"))
-    for _ in range(people):
+async def bench_throughput(pool: asyncpg.Pool, server: ModelServer, people: int) -> list[str]:
+    """Adds/s and write paths/s with today's write and the earlier one, alternating in rounds."""
+    config = MemoryConfig(base_url=server.url, api_key="bench")
+    stores = {"one-statement write": MemoryStore(pool), "before": LegacyWriteStore(pool)}
+    for _ in range(people * len(stores)):
         server.answer_text(answer())
-    gate = asyncio.Semaphore(8)
-
-    async def one(i: int) -> None:
-        async with gate:
-            result = await memory.add("hi", "support", f"person-{i}")
-            assert result.error is None, result.error
-
-    t = time.perf_counter()
-    await asyncio.gather(*(one(i) for i in range(people)))
-    elapsed = time.perf_counter() - t
+    memories = {name: open_memory(store, config) for name, store in stores.items()}
+    adds, writes = dict.fromkeys(stores, 0.0), dict.fromkeys(stores, 0.0)
+    rounds = 4
+    for r in range(rounds):
+        batch = range(r * people // rounds, (r + 1) * people // rounds)
+        for name, store in stores.items():
+            memory = memories[name]
+            adds[name] += await _in_flight(partial(_add, memory), f"{name}-", batch)
+            writes[name] += await _in_flight(partial(_write, store), f"w-{name}-", batch)
     t = time.perf_counter()
     await asyncio.gather(*(pool.fetchval("select 1") for _ in range(people)))
     select_rate = people / (time.perf_counter() - t)
-    return (
-        f"adds/s over {people} distinct people (8 in flight): {people / elapsed:.0f}"
-        f" (`SELECT 1`/s on the same pool: {select_rate:.0f})"
-    )
+    model_cpu = await _model_cpu(server, config, 300)
+    return [
+        *(f"adds/s, {name}: {people / spent:.0f}" for name, spent in adds.items()),
+        *(f"write paths/s (no model), {name}: {people / s:.0f}" for name, s in writes.items()),
+        f"`SELECT 1`/s on the same pool: {select_rate:.0f}",
+        f"CPU of this process per model request (`openai` client and the local server):"
+        f" {model_cpu * 1e3:.2f} ms, a ceiling of {1 / model_cpu:.0f} adds/s for one process",
+    ]
+
+
+async def _model_cpu(server: ModelServer, config: MemoryConfig, n: int) -> float:
+    """Seconds of this process's CPU per extraction request alone, nothing else running."""
+    model = ExtractionModel(config)
+    prompt = build_prompt((), transcript("hi"), instructions=None, guidance=None)
+    choice, shape = resolve_choice(config, None, None), response_format(True)
+    for _ in range(n):
+        server.answer_text(answer())
+    t = time.process_time()
+    for _ in range(n):
+        await model.complete(choice, prompt.messages, shape)
+    spent = (time.process_time() - t) / n
+    await model.aclose()
+    return spent
+
+
+async def _add(memory: Memory, user: str) -> None:
+    result = await memory.add("hi", "support", user)
+    assert result.error is None, result.error
+
+
+async def _write(store: MemoryStore, user: str) -> None:
+    snap = await store.snapshot("support", user)
+    await store.write("support", user, snap, plan(answer(), {}), _NO_CALL)
+
+
+async def _in_flight(
+    one: Callable[[str], Awaitable[None]], prefix: str, people: range, width: int = 8
+) -> float:
+    """Seconds to run `one` once for each person, `width` at a time."""
+    gate = asyncio.Semaphore(width)
+
+    async def gated(i: int) -> None:
+        async with gate:
+            await one(f"{prefix}{i}")
+
+    t = time.perf_counter()
+    await asyncio.gather(*(gated(i) for i in people))
+    return time.perf_counter() - t
 
 
 async def bench_growth(pool: asyncpg.Pool, n: int, total: int) -> list[str]:
@@ -194,7 +280,7 @@ async def fresh_database(admin_url: str) -> str:
     return url
 
 
-async def main(quick: bool) -> None:
+async def main(quick: bool, *, growth: bool = True) -> None:
     configure_logging(logging.WARNING)
     admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
         Path(tempfile.mkdtemp(prefix="memory-bench-")) / "pgdata", cleanup_mode="delete"
@@ -202,18 +288,26 @@ async def main(quick: bool) -> None:
     n, people, total = (300, 200, 100_000) if quick else (2_000, 1_000, 1_000_000)
     server = ModelServer()
     await server.start()
-    pool = await create_pool(await fresh_database(admin_url), min_size=8, max_size=8)
+    url = await fresh_database(admin_url)
+    pool = await create_pool(url, min_size=8, max_size=8)
+    # asyncpg passes unknown URL parameters on as server settings
+    joiner = "&" if "?" in url else "?"
+    lazy = await create_pool(f"{url}{joiner}synchronous_commit=off", min_size=2, max_size=2)
     try:
         print(HEADER)
-        for line in await bench_latency(pool, server, n):
+        for line in await bench_latency(pool, lazy, server, n):
             print(line)
         print()
-        print(await bench_throughput(pool, server, people))
-        print()
-        print(HEADER)
-        for line in await bench_growth(pool, n, total):
+        print(f"over {people} distinct people each, 8 in flight, the model answering at once:")
+        for line in await bench_throughput(pool, server, people):
             print(line)
+        if growth:
+            print()
+            print(HEADER)
+            for line in await bench_growth(pool, n, total):
+                print(line)
     finally:
+        await lazy.close()
         await pool.close()
         await server.stop()
 
@@ -221,4 +315,6 @@ async def main(quick: bool) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller sizes for a smoke run")
-    asyncio.run(main(parser.parse_args().quick))
+    parser.add_argument("--no-growth", action="store_true", help="skip the 1M-row growth run")
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.quick, growth=not arguments.no_growth))

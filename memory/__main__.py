@@ -1,4 +1,4 @@
-"""Operator CLI: `python -m memory migrate | recall | add | delete-all | search`.
+"""Operator CLI: `python -m memory migrate | recall | history | add | delete-all | search`.
 
 Results print as JSON on stdout (the operator asked for them); logs carry no memory text.
 """
@@ -33,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     recall.add_argument("agent_id")
     recall.add_argument("user_id")
     recall.add_argument("--calls", type=int, default=5)
+    history = sub.add_parser("history", help="print every kept version of a person's facts")
+    history.add_argument("agent_id")
+    history.add_argument("user_id")
     add = sub.add_parser("add", help="extract and save memory from a transcript file")
     add.add_argument("agent_id")
     add.add_argument("user_id")
@@ -86,6 +89,8 @@ async def _run(args: argparse.Namespace) -> int:
 async def _memory_command(memory: Memory, args: argparse.Namespace) -> Result[Any]:
     if args.command == "recall":
         return await memory.recall(args.agent_id, args.user_id, args.calls)
+    if args.command == "history":
+        return await memory.history(args.agent_id, args.user_id)
     if args.command == "add":
         content = _content(args.transcript)
         return await memory.add(content, args.agent_id, args.user_id, None, args.instructions)

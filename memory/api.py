@@ -1,4 +1,4 @@
-"""The public memory API: add, recall and delete_all, each returning a result envelope.
+"""The public memory API: add, recall, history and delete_all, each returning a result envelope.
 
 Inside, every step raises typed `MemoryFailure`s; this is the one place they become envelopes.
 """
@@ -19,7 +19,7 @@ from memory.envelope import Result
 from memory.errors import MemoryFailure
 from memory.extraction import build_prompt, response_format
 from memory.limits import DEFAULT_RECALL_CALLS
-from memory.models import AddOutcome, DeleteOutcome, Recall
+from memory.models import AddOutcome, DeleteOutcome, History, Recall
 from memory.operations import plan
 from memory.provider import ExtractionModel
 from memory.search import Search
@@ -59,6 +59,16 @@ class Memory:
             limit = requests.recall_calls(calls)
             await self._store.ensure_capability()
             return await self._store.recall(*scope, limit)
+
+        return await _enveloped(work)
+
+    async def history(self, agent_id: object, user_id: object) -> Result[History]:
+        """Every kept version of the person's facts, current ones included (see `History`)."""
+
+        async def work() -> History:
+            scope = requests.agent_id(agent_id), requests.user_id(user_id)
+            await self._store.ensure_capability()
+            return await self._store.history(*scope)
 
         return await _enveloped(work)
 
@@ -148,7 +158,7 @@ class Memory:
         record.prompt_tokens = completion.prompt_tokens
         record.completion_tokens = completion.completion_tokens
         validated = plan(completion.text, prompt.handles)
-        outcome = await self._store.write(agent, user, snapshot.revision, validated, metadata)
+        outcome = await self._store.write(agent, user, snapshot, validated, metadata)
         self._search.indexer.schedule()  # vectors of the new facts, off the call path
         record.outcome = "saved"
         return outcome

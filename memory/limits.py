@@ -16,3 +16,5 @@ MAX_OUTCOME_CHARS: Final = 100
 MAX_RUN_ID_CHARS: Final = 200
 MAX_TRANSCRIPT_CHARS: Final = 200_000
 MAX_MESSAGES: Final = 2_000
+# closed fact versions kept per person (beyond the current facts); older ones are dropped
+MAX_HISTORY_VERSIONS: Final = 1_000

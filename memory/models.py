@@ -7,6 +7,8 @@ from datetime import datetime
 from typing import Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
+Change = Literal["add", "update", "delete"]
+EndedBy = Literal["update", "delete"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +55,48 @@ class Recall:
 
 
 @dataclass(frozen=True, slots=True)
+class AppliedOp:
+    """One change as a write applied it: what a `memory.ops` event reports for the op.
+
+    add: `version_id` is the new fact's first version, valid from `valid_from`.
+    update: the fact keeps its id; `version_id` is its new version, valid from `valid_from`,
+    and `supersedes` the version it closed (valid until that same instant).
+    delete: `version_id` is the version it closed, valid from `valid_from` to `valid_to`.
+    """
+
+    op: Change
+    fact_id: str
+    version_id: str
+    supersedes: str | None
+    valid_from: datetime
+    valid_to: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class AddOutcome:
     facts: tuple[Fact, ...]
     call: CallRecord
+    revision: int = 0  # the revision this write committed (0 only when built elsewhere)
+    applied: tuple[AppliedOp, ...] = ()  # deletes, then updates, then adds; no-ops left out
+
+
+@dataclass(frozen=True, slots=True)
+class FactVersion:
+    """One version of a fact; the current one has no `valid_to` and no `ended_by`."""
+
+    fact_id: str
+    version_id: str
+    content: str
+    valid_from: datetime
+    valid_to: datetime | None
+    ended_by: EndedBy | None
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """Every kept version of a person's facts: per fact in insertion order, oldest first."""
+
+    versions: tuple[FactVersion, ...]
 
 
 @dataclass(frozen=True, slots=True)

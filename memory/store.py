@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from memory.database import Executor
+from memory import write_statement
 from memory.db_errors import translated
 from memory.errors import (
     CapabilityUnavailable,
@@ -19,7 +19,16 @@ from memory.errors import (
     SchemaMissing,
     Unavailable,
 )
-from memory.models import AddOutcome, CallMetadata, CallRecord, Fact, Recall
+from memory.models import (
+    AddOutcome,
+    CallMetadata,
+    CallRecord,
+    EndedBy,
+    Fact,
+    FactVersion,
+    History,
+    Recall,
+)
 from memory.operations import Plan
 
 CAPABILITY = "memory.basic"
@@ -39,21 +48,26 @@ _RECALL = f"""(select 0 as kind, seq, id::text, content as text, created_at as f
     order by started_at desc, seq desc limit $3)"""
 
 # An add's snapshot reads facts, revision and settings in one statement (so the facts and the
-# revision it compares against later are from the same moment); it is off the call path.
-_FACT_ARRAYS = f"""(select array_agg(id::text order by seq) as fact_ids,
-        array_agg(content order by seq) as fact_contents,
-        array_agg(created_at order by seq) as fact_created,
-        array_agg(updated_at order by seq) as fact_updated
-    from {_S}.memory_facts where agent_id = $1 and user_id = $2) as f"""
-_FACT_FIELDS = ("fact_ids", "fact_contents", "fact_created", "fact_updated")
-_CALL_COLUMNS = "id::text, started_at, duration_seconds, outcome, run_id, summary, created_at"
-_FACTS = f"select * from {_FACT_ARRAYS}"
-_SNAPSHOT = f"""select f.*,
-    (select revision from {_S}.memory_revisions where agent_id = $1 and user_id = $2) as revision,
+# revision it compares against later are from the same moment), as plain rows like recall: a
+# new connection's first add then needs no type introspection (arrays of timestamps would).
+_SNAPSHOT = f"""select 0 as kind, seq, id::text, content, created_at, updated_at,
+        null::bigint as revision, null::text as model, null::text as reasoning_effort
+    from {_S}.memory_facts where agent_id = $1 and user_id = $2
+  union all
+  select 1, null, null, null, null, null,
+    (select revision from {_S}.memory_revisions where agent_id = $1 and user_id = $2),
     s.model, s.reasoning_effort
-  from {_FACT_ARRAYS} left join {_S}.memory_extraction_settings s on true"""
+  from (select) as one left join {_S}.memory_extraction_settings s on true"""
 
-_CAPABILITY = f"""select to_regclass('{_S}.memory_calls') is not null as schema_ok,
+# closed versions, then the current ones (valid from their last update); ordered in Python
+_HISTORY = f"""select v.fact_seq, v.seq, v.fact_id::text, v.id::text, v.content, v.valid_from,
+        v.valid_to, v.ended_by
+    from {_S}.memory_fact_versions v where v.agent_id = $1 and v.user_id = $2
+  union all
+  select f.seq, null, f.id::text, f.version_id::text, f.content, f.updated_at, null, null
+    from {_S}.memory_facts f where f.agent_id = $1 and f.user_id = $2"""
+
+_CAPABILITY = f"""select to_regclass('{_S}.memory_fact_versions') is not null as schema_ok,
     to_regclass('{_S}.capabilities') is not null
       and exists(select 1 from {_S}.capabilities where name = $1) as capability_ok"""
 
@@ -68,10 +82,16 @@ class Snapshot:
     reasoning_effort: str | None
 
 
-def _facts(row: asyncpg.Record) -> tuple[Fact, ...]:
-    """Facts back from the snapshot's parallel arrays (an empty aggregate is NULL)."""
-    columns = (row[name] or () for name in _FACT_FIELDS)
-    return tuple(Fact(*values) for values in zip(*columns, strict=True))
+def _snapshot(rows: list[asyncpg.Record]) -> Snapshot:
+    # columns: kind, seq, id, content, created_at, updated_at, revision, model, effort
+    head = next(r for r in rows if r[0] == 1)
+    facts = sorted((r for r in rows if r[0] == 0), key=lambda r: r[1])
+    return Snapshot(
+        revision=head[6] or 0,
+        facts=tuple(Fact(r[2], r[3], r[4], r[5]) for r in facts),
+        model=head[7],
+        reasoning_effort=head[8],
+    )
 
 
 def _recall(rows: list[asyncpg.Record]) -> Recall:
@@ -84,6 +104,18 @@ def _recall(rows: list[asyncpg.Record]) -> Recall:
         tuple(Fact(r[2], r[3], r[4], r[5]) for r in facts),
         tuple(CallRecord(r[2], r[4], r[6], r[7], r[8], r[3], r[5]) for r in calls),
     )
+
+
+def _history(rows: list[asyncpg.Record]) -> History:
+    # per fact in insertion order; a fact's closed versions in the order they closed, then
+    # its current version (no close sequence)
+    ordered = sorted(rows, key=lambda r: (r[0], r[1] is None, r[1] or 0))
+    return History(
+        tuple(FactVersion(r[2], r[3], r[4], r[5], r[6], _ENDED_BY[r[7]]) for r in ordered)
+    )
+
+
+_ENDED_BY: dict[str | None, EndedBy | None] = {"update": "update", "delete": "delete", None: None}
 
 
 class MemoryStore:
@@ -117,14 +149,8 @@ class MemoryStore:
 
     async def snapshot(self, agent_id: str, user_id: str) -> Snapshot:
         async with translated(Unavailable, "memory read"):
-            row = await self._pool.fetchrow(_SNAPSHOT, agent_id, user_id)
-        assert row is not None
-        return Snapshot(
-            revision=row["revision"] or 0,
-            facts=_facts(row),
-            model=row["model"],
-            reasoning_effort=row["reasoning_effort"],
-        )
+            rows = await self._pool.fetch(_SNAPSHOT, agent_id, user_id)
+        return _snapshot(rows)
 
     async def published_guidance(self) -> str | None:
         """The published extraction guidance (None: built-in), read apart from the settings."""
@@ -135,42 +161,31 @@ class MemoryStore:
         return text
 
     async def write(
-        self, agent_id: str, user_id: str, revision: int, plan: Plan, call: CallMetadata
+        self, agent_id: str, user_id: str, read: Snapshot, plan: Plan, call: CallMetadata
     ) -> AddOutcome:
-        """Apply a validated plan and one call record if the revision is still `revision`."""
-        async with (
-            translated(PersistFailed, "memory write"),
-            self._pool.acquire() as conn,
-            conn.transaction(),
-        ):
-            await _lock_revision(conn, agent_id, user_id, revision)
-            await _apply(conn, agent_id, user_id, plan)
-            record = await conn.fetchrow(
-                f"""insert into {_S}.memory_calls (agent_id, user_id, started_at,
-                    duration_seconds, outcome, run_id, summary, created_at)
-                values ($1, $2, coalesce($3, now()), $4, $5, $6, $7, now())
-                returning {_CALL_COLUMNS}""",
-                agent_id,
-                user_id,
-                call.started_at,
-                call.duration_seconds,
-                call.outcome,
-                call.run_id,
-                plan.summary,
-            )
-            facts = await conn.fetchrow(_FACTS, agent_id, user_id)
-            await conn.execute(
-                f"update {_S}.memory_revisions set revision = revision + 1"
-                " where agent_id = $1 and user_id = $2",
-                agent_id,
-                user_id,
-            )
-        assert record is not None
-        assert facts is not None
-        return AddOutcome(facts=_facts(facts), call=CallRecord(*record.values()))
+        """Apply a validated plan and one call record if the revision is still `read`'s.
+
+        One statement, one round trip (`memory.write_statement`): all of it or nothing.
+        """
+        args = write_statement.arguments(agent_id, user_id, read.revision, plan, call)
+        async with translated(PersistFailed, "memory write"):
+            rows = await self._pool.fetch(write_statement.WRITE, *args)
+        outcome = write_statement.decode(rows, read.facts)
+        if outcome is None:
+            raise Conflict("memory changed while the model request was in flight")
+        return outcome
+
+    async def history(self, agent_id: str, user_id: str) -> History:
+        """Every kept version of one pair's facts, read in one statement."""
+        async with translated(Unavailable, "history read"):
+            rows = await self._pool.fetch(_HISTORY, agent_id, user_id)
+        return _history(rows)
 
     async def delete_all(self, agent_id: str, user_id: str) -> int:
-        """Erase one pair's facts and call records; bump (never drop) its revision."""
+        """Erase one pair's facts, call records and fact history; bump (never drop) its revision.
+
+        The count is facts plus call records, as the contract defines it (history not counted).
+        """
         async with (
             translated(Unavailable, "erasure"),
             self._pool.acquire() as conn,
@@ -181,7 +196,7 @@ class MemoryStore:
             await conn.execute(
                 f"""insert into {_S}.memory_revisions as r (agent_id, user_id, revision)
                 values ($1, $2, 1) on conflict (agent_id, user_id)
-                do update set revision = r.revision + 1""",
+                do update set revision = r.revision + 1, closed_versions = 0""",
                 agent_id,
                 user_id,
             )
@@ -189,56 +204,11 @@ class MemoryStore:
                 f"""with f as (delete from {_S}.memory_facts
                         where agent_id = $1 and user_id = $2 returning 1),
                      c as (delete from {_S}.memory_calls
-                        where agent_id = $1 and user_id = $2 returning 1)
+                        where agent_id = $1 and user_id = $2 returning 1),
+                     v as (delete from {_S}.memory_fact_versions
+                        where agent_id = $1 and user_id = $2)
                 select (select count(*) from f) + (select count(*) from c)""",
                 agent_id,
                 user_id,
             )
         return int(count)
-
-
-async def _lock_revision(conn: Executor, agent_id: str, user_id: str, read: int) -> None:
-    await conn.execute(
-        f"insert into {_S}.memory_revisions (agent_id, user_id) values ($1, $2)"
-        " on conflict do nothing",
-        agent_id,
-        user_id,
-    )
-    current = await conn.fetchval(
-        f"select revision from {_S}.memory_revisions"
-        " where agent_id = $1 and user_id = $2 for update",
-        agent_id,
-        user_id,
-    )
-    if current != read:
-        raise Conflict("memory changed while the model request was in flight")
-
-
-async def _apply(conn: Executor, agent_id: str, user_id: str, plan: Plan) -> None:
-    if plan.deletes:
-        await conn.execute(
-            f"delete from {_S}.memory_facts where agent_id = $1 and user_id = $2"
-            " and id = any($3::uuid[])",
-            agent_id,
-            user_id,
-            list(plan.deletes),
-        )
-    if plan.updates:
-        await conn.execute(
-            f"""update {_S}.memory_facts f set content = u.content, updated_at = now()
-            from unnest($3::uuid[], $4::text[]) as u(id, content)
-            where f.id = u.id and f.agent_id = $1 and f.user_id = $2""",
-            agent_id,
-            user_id,
-            [fact_id for fact_id, _ in plan.updates],
-            [content for _, content in plan.updates],
-        )
-    if plan.adds:
-        await conn.execute(
-            f"""insert into {_S}.memory_facts (agent_id, user_id, content, created_at, updated_at)
-            select $1, $2, t.content, now(), now()
-            from unnest($3::text[]) with ordinality as t(content, n) order by t.n""",
-            agent_id,
-            user_id,
-            list(plan.adds),
-        )

@@ -1,4 +1,5 @@
-"""One customer's memory for the Memory screen: read facts and recent calls, or erase them.
+"""One customer's memory for the Memory screen: read facts and recent calls or the facts'
+history, or erase them.
 
 The user id travels in a JSON body, not in the URL: ids are opaque (a leading `+`, spaces, `/`,
 any Unicode) and often phone numbers, and a URL would both mangle `+` into a space unless the
@@ -14,7 +15,7 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory.limits import DEFAULT_RECALL_CALLS
-from memory.models import CallRecord, Fact
+from memory.models import CallRecord, Fact, FactVersion
 from worker.routes_context import (
     CATALOG,
     MEMORY,
@@ -37,7 +38,7 @@ class _RecallBody(BaseModel):
     calls: int = DEFAULT_RECALL_CALLS
 
 
-class _EraseBody(BaseModel):
+class _PersonBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     user_id: str = Field(alias="userId")  # the memory API validates the value
@@ -78,9 +79,33 @@ async def recall(request: web.Request) -> web.Response:
     )
 
 
+def _version(version: FactVersion) -> dict[str, Any]:
+    return {
+        "factId": version.fact_id,
+        "versionId": version.version_id,
+        "content": version.content,
+        "validFrom": timestamp(version.valid_from),
+        "validTo": timestamp(version.valid_to),
+        "endedBy": version.ended_by,
+    }
+
+
+async def history(request: web.Request) -> web.Response:
+    agent = request.app[CATALOG].get(request.match_info["agentId"])
+    body = parse_body(_PersonBody, await read_json(request))
+    kept = unwrap(await request.app[MEMORY].history(agent.name, body.user_id))
+    return respond(
+        {
+            "agentId": agent.name,
+            "userId": body.user_id,
+            "versions": [_version(v) for v in kept.versions],
+        }
+    )
+
+
 async def delete_all(request: web.Request) -> web.Response:
     agent = request.app[CATALOG].get(request.match_info["agentId"])
-    body = parse_body(_EraseBody, await read_json(request))
+    body = parse_body(_PersonBody, await read_json(request))
     outcome = unwrap(await request.app[MEMORY].delete_all(agent.name, body.user_id))
     log.info("memory.customer_erased", agent_id=agent.name, deleted=outcome.deleted)
     return respond({"agentId": agent.name, "userId": body.user_id, "deleted": outcome.deleted})
@@ -88,5 +113,6 @@ async def delete_all(request: web.Request) -> web.Response:
 
 ROUTES = (
     Route("POST", f"{PATH}/recall", recall, "memory:read"),
+    Route("POST", f"{PATH}/history", history, "memory:read"),
     Route("POST", f"{PATH}/delete-all", delete_all, "memory:delete"),
 )

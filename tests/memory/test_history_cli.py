@@ -1,0 +1,27 @@
+"""`python -m memory history`: a person's fact versions as JSON, in a separate process."""
+
+from __future__ import annotations
+
+from memory.api import Memory
+from tests.memory.helpers import add_op, update_op
+from tests.memory.test_cli_and_migrations import cli
+from tests.model_server import ModelServer
+
+
+async def test_cli_prints_the_versions_in_order(
+    memory: Memory, model_server: ModelServer, database_url: str
+) -> None:
+    model_server.answer([add_op("Has a cat.")])
+    assert (await memory.add("hi", "support", "+34 1")).error is None
+    model_server.answer([update_op("f1", "Has two cats.")])
+    assert (await memory.add("hi", "support", "+34 1")).error is None
+    code, body = await cli("history", "support", "+34 1", env={"DATABASE_URL": database_url})
+    assert code == 0 and body["error"] is None
+    versions = body["data"]["versions"]
+    assert [(v["content"], v["ended_by"]) for v in versions] == [
+        ("Has a cat.", "update"),
+        ("Has two cats.", None),
+    ]
+    assert versions[0]["valid_to"] == versions[1]["valid_from"]
+    code, body = await cli("history", "support", "", env={"DATABASE_URL": database_url})
+    assert (code, body["error"]["field"]) == (1, "user_id")
