@@ -41,3 +41,5 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m bench.memory_bench
+	$(BIN)/python -m bench.voice_bench
+	$(BIN)/python -m bench.search_bench
