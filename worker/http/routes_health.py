@@ -10,7 +10,7 @@ from aiohttp import web
 
 from memory.db_errors import DB_ERRORS
 from memory.deadline import Deadline, Late, within
-from worker.routes_context import DATABASE_DEADLINE, POOL, Route, respond
+from worker.http.routes_context import DATABASE_DEADLINE, POOL, Route, respond
 
 
 async def health(request: web.Request) -> web.Response:

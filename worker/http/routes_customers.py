@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory.limits import DEFAULT_RECALL_CALLS
 from memory.models import CallRecord, Fact, FactVersion
-from worker.routes_context import (
+from worker.http.routes_context import (
     CATALOG,
     MEMORY,
     Route,

@@ -17,7 +17,7 @@ from memory.config import DEFAULT_MODEL, DEFAULT_REASONING_EFFORT, REASONING_EFF
 from memory.extraction_settings_store import ExtractionSettings
 from memory.prompts import prompt
 from memory.settings import parse_draft, parse_model_selection
-from worker.routes_context import POOL, Route, actor, read_json, respond, timestamp
+from worker.http.routes_context import POOL, Route, actor, read_json, respond, timestamp
 
 log = structlog.get_logger(__name__)
 PATH = "/api/memory/extraction"

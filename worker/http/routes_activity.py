@@ -9,7 +9,7 @@ from aiohttp import web
 
 from memory.activity import ActivityEntry, list_activity
 from memory.errors import InvalidRequest
-from worker.routes_context import CATALOG, POOL, Route, respond, timestamp
+from worker.http.routes_context import CATALOG, POOL, Route, respond, timestamp
 
 PATH = "/api/memory/activity"
 DEFAULT_LIMIT = 50

@@ -13,7 +13,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory.search_models import SearchHit
 from memory.search_requests import DEFAULT_K, DEFAULT_MODE
-from worker.routes_context import CATALOG, MEMORY, Route, parse_body, read_json, respond, unwrap
+from worker.http.routes_context import (
+    CATALOG,
+    MEMORY,
+    Route,
+    parse_body,
+    read_json,
+    respond,
+    unwrap,
+)
 
 PATH = "/api/memory/customers/{agentId}/search"
 

@@ -21,13 +21,7 @@ from memory.settings_store import load_settings
 from sip.caller import Caller
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
 from worker.dispatcher import Dispatcher, VoiceNotConfigured
-from worker.identities import (
-    browser_metadata,
-    check_identities,
-    merge_customer_id,
-    outbound_metadata,
-)
-from worker.routes_context import (
+from worker.http.routes_context import (
     CATALOG,
     POOL,
     Route,
@@ -36,6 +30,12 @@ from worker.routes_context import (
     read_json,
     respond,
     timestamp,
+)
+from worker.identities import (
+    browser_metadata,
+    check_identities,
+    merge_customer_id,
+    outbound_metadata,
 )
 
 DISPATCHER: web.AppKey[Dispatcher | None] = web.AppKey("dispatcher")

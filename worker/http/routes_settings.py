@@ -16,7 +16,7 @@ from memory import settings_store
 from memory.settings import SETTING_FIELDS, Binding, parse_reset_field, parse_update, resolve
 from memory.settings_store import StoredSettings
 from worker.catalog import AgentSpec
-from worker.routes_context import CATALOG, POOL, Route, actor, read_json, respond, timestamp
+from worker.http.routes_context import CATALOG, POOL, Route, actor, read_json, respond, timestamp
 
 log = structlog.get_logger(__name__)
 PATH = "/api/memory/settings/{agentId}"

@@ -26,9 +26,9 @@ from memory.api import Memory
 from memory.deadline import Deadline, Late, within
 from memory.envelope import ErrorInfo, Result
 from memory.errors import InvalidRequest, Unavailable
-from worker.auth import ApiKey, Scope, authenticate, authorize
 from worker.catalog import Catalog
-from worker.serving import LIMITS
+from worker.http.auth import ApiKey, Scope, authenticate, authorize
+from worker.http.serving import LIMITS
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
