@@ -74,7 +74,17 @@ async def delete_settings(request: web.Request) -> web.Response:
     return respond(settings_body(agent, stored))
 
 
+async def list_agents(request: web.Request) -> web.Response:
+    """The declared agents and each one's fixed identity key, for the Memory screen's picker."""
+    agents = []
+    for agent in request.app[CATALOG]:
+        stored = await settings_store.load_settings(request.app[POOL], agent.name)
+        agents.append({"agentId": agent.name, "binding": binding_body(stored.binding)})
+    return respond({"agents": agents})
+
+
 ROUTES = (
+    Route("GET", "/api/memory/agents", list_agents, "config:read"),
     Route("GET", PATH, get_settings, "config:read"),
     Route("PUT", PATH, put_settings, "config:write"),
     Route("DELETE", PATH, delete_settings, "config:write"),

@@ -39,6 +39,7 @@ from worker.http import (
     routes_extraction,
     routes_health,
     routes_page,
+    routes_screen,
     routes_search,
     routes_settings,
     routes_voice,
@@ -76,8 +77,8 @@ ROUTES: tuple[Route, ...] = (
     *routes_activity.ROUTES,
     *routes_voice.ROUTES,
 )
-# static files of the test-call page: no data and no key, so kept apart from the API table
-PAGES: tuple[Route, ...] = routes_page.ROUTES
+# static files of the test-call page and the Memory screen: no data and no key, so kept apart from the API table
+PAGES: tuple[Route, ...] = (*routes_page.ROUTES, *routes_screen.ROUTES)
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
 CLOSE_SECONDS = 2.0  # graceful pool close at shutdown; then its connections are cut
