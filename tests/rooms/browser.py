@@ -81,7 +81,7 @@ class Page:
         await self.send("Page.navigate", url=url)
         await self.wait_for(f"{ready} && {ready}.ready === true")
 
-    async def screenshot(self, path: Path, width: int = 1100, height: int = 1400) -> None:
+    async def screenshot(self, width: int = 1100, height: int = 1400) -> bytes:
         """A PNG of the page at the given viewport size."""
         await self.send(
             "Emulation.setDeviceMetricsOverride",
@@ -91,7 +91,7 @@ class Page:
             mobile=False,
         )
         shot = await self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)
-        path.write_bytes(base64.b64decode(shot["data"]))
+        return base64.b64decode(shot["data"])
 
     async def wait_for(self, expression: str) -> Any:
         """Poll until `expression` is truthy (at most WAIT_SECONDS); its value is returned."""

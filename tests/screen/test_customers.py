@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -108,8 +109,9 @@ async def test_find_and_read_a_customer(
     assert any("Has a red Corolla." in h and "current" in h for h in history)
 
     shot = Path(os.environ.get(SCREENSHOT_VAR) or tmp_path / "memory-screen.png")
-    await page.screenshot(shot)
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    png = await page.screenshot()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    await asyncio.to_thread(shot.write_bytes, png)
 
     await fill(page, "open-user", UNICODE)
     await click(page, "open")

@@ -77,7 +77,8 @@ ROUTES: tuple[Route, ...] = (
     *routes_activity.ROUTES,
     *routes_voice.ROUTES,
 )
-# static files of the test-call page and the Memory screen: no data and no key, so kept apart from the API table
+# static files of the test-call page and the Memory screen: no data and no key, so kept apart
+# from the API table
 PAGES: tuple[Route, ...] = (*routes_page.ROUTES, *routes_screen.ROUTES)
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
