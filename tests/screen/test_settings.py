@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.rooms.browser import Page
 from tests.screen.conftest import CODE_INSTRUCTIONS, Client, auth
 from tests.screen.screen import choose_agent, click, fill, prop, sign_in, text, wait_text
@@ -9,10 +11,10 @@ from tests.screen.screen import choose_agent, click, fill, prop, sign_in, text, 
 SETTINGS = "/api/memory/settings/{}"
 
 
-async def _stored(client: Client, agent: str) -> dict[str, object]:
+async def _stored(client: Client, agent: str) -> dict[str, Any]:
     response = await client.get(SETTINGS.format(agent), headers=auth())
     assert response.status == 200
-    body: dict[str, object] = await response.json()
+    body: dict[str, Any] = await response.json()
     return body
 
 
@@ -44,7 +46,7 @@ async def test_fields_show_their_origin_save_and_reset(page: Page, client: Clien
     await wait_text(page, "status", "Reset read.")
     assert await text(page, "origin-read") == "Origin: from the agent's code"
     assert await prop(page, "setting-read", "checked") is True
-    assert set((await _stored(client, "support"))["overrides"]) == {  # type: ignore[arg-type]
+    assert set((await _stored(client, "support"))["overrides"]) == {
         "instructions",
         "remember",
     }
@@ -53,7 +55,7 @@ async def test_fields_show_their_origin_save_and_reset(page: Page, client: Clien
     await click(page, "settings-save")
     error = await page.wait_for("document.getElementById('error').textContent")
     assert "instructions" in error
-    assert (await _stored(client, "support"))["overrides"]["instructions"] == (  # type: ignore[index]
+    assert (await _stored(client, "support"))["overrides"]["instructions"] == (
         "Keep only the booking reference."
     )
 
@@ -79,7 +81,7 @@ async def test_identity_key_is_chosen_once_behind_a_confirmation(
     await click(page, "identity-next")
     await click(page, "identity-confirm-button")
     await wait_text(page, "identity-current", "Fixed as contact.email")
-    assert (await _stored(client, "sales"))["binding"]["identityKey"] == "contact.email"  # type: ignore[index]
+    assert (await _stored(client, "sales"))["binding"]["identityKey"] == "contact.email"
 
     # another operator fixes billing's key while this screen still offers the choice
     await choose_agent(page, "billing")

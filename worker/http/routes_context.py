@@ -49,6 +49,12 @@ class Route:
     handler: Handler
     scope: Scope | Literal["public"]
     deadline: Literal["route", "own"] = "route"  # "own": the handler bounds its database work
+    # for the OpenAPI document (`worker.http.openapi`): the model that validates the JSON body,
+    # the success answers by status (`worker.http.answers`), the query parameters it reads
+    body: type[BaseModel] | None = None
+    answers: tuple[tuple[int, type[BaseModel]], ...] = ()
+    query: tuple[str, ...] = ()
+    summary: str = ""
 
 
 class BodyTimedOut(Exception):

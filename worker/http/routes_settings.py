@@ -13,9 +13,17 @@ import structlog
 from aiohttp import web
 
 from memory import settings_store
-from memory.settings import SETTING_FIELDS, Binding, parse_reset_field, parse_update, resolve
+from memory.settings import (
+    SETTING_FIELDS,
+    Binding,
+    SettingsBody,
+    parse_reset_field,
+    parse_update,
+    resolve,
+)
 from memory.settings_store import StoredSettings
 from worker.catalog import AgentSpec
+from worker.http import answers
 from worker.http.routes_context import CATALOG, POOL, Route, actor, read_json, respond, timestamp
 
 log = structlog.get_logger(__name__)
@@ -83,9 +91,33 @@ async def list_agents(request: web.Request) -> web.Response:
     return respond({"agents": agents})
 
 
+_ANSWER = ((200, answers.Settings),)
 ROUTES = (
-    Route("GET", "/api/memory/agents", list_agents, "config:read"),
-    Route("GET", PATH, get_settings, "config:read"),
-    Route("PUT", PATH, put_settings, "config:write"),
-    Route("DELETE", PATH, delete_settings, "config:write"),
+    Route(
+        "GET",
+        "/api/memory/agents",
+        list_agents,
+        "config:read",
+        answers=((200, answers.MemoryAgents),),
+        summary="Declared agents and their identity keys",
+    ),
+    Route("GET", PATH, get_settings, "config:read", answers=_ANSWER, summary="Memory settings"),
+    Route(
+        "PUT",
+        PATH,
+        put_settings,
+        "config:write",
+        body=SettingsBody,
+        answers=_ANSWER,
+        summary="Save some fields; fix the identity key once",
+    ),
+    Route(
+        "DELETE",
+        PATH,
+        delete_settings,
+        "config:write",
+        answers=_ANSWER,
+        query=("field",),
+        summary="Reset one field, or all",
+    ),
 )

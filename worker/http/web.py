@@ -34,6 +34,7 @@ from worker.config import DEFAULT_WEB_DATABASE_DEADLINE_SECONDS, web_database_de
 from worker.dispatcher import Dispatcher, LiveKitFailed, VoiceNotConfigured
 from worker.http import (
     headers,
+    openapi,
     routes_activity,
     routes_customers,
     routes_extraction,
@@ -156,7 +157,8 @@ def create_app(
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
     app[routes_voice.DISPATCHER] = None if voice is None else Dispatcher(voice)
     app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
-    for route in ROUTES:
+    app[openapi.DOCUMENT] = openapi.document((*ROUTES, openapi.ROUTE), PAGES)
+    for route in (*ROUTES, openapi.ROUTE):
         app.router.add_route(route.method, route.path, guarded(route))
     for page in PAGES:
         app.router.add_route(page.method, page.path, page.handler)
