@@ -61,6 +61,9 @@ async def sign_in(page: Page, client: Client, agent: str, key: str = "operator")
 
 
 async def choose_agent(page: Page, agent: str) -> None:
+    """Choose `agent` unless it is chosen already (choosing again reloads the Memory tab)."""
+    if await prop(page, "agent", "value") == agent:
+        return
     await fill(page, "agent", agent)
     await wait_text(page, "settings-agent", agent)
     await page.wait_for("document.getElementById('origin-read').textContent !== ''")

@@ -223,7 +223,10 @@
   }
 
   async function loadSettings() {
-    drawSettings(await api("GET", agentPath("settings")));
+    const agent = state.agent;
+    const settings = await api("GET", agentPath("settings"));
+    if (state.agent !== agent) return; // another agent was chosen meanwhile
+    drawSettings(settings);
     $("identity-message").textContent = "";
   }
 
