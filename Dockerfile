@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Image for both processes of caller-memory. The worker is the default command; run the HTTP
-# API from the same image with `python -m worker.web`. Postgres is external (DATABASE_URL):
+# API from the same image with `python -m worker.http`. Postgres is external (DATABASE_URL):
 # the embedded server is for development only and is never started inside this image.
 
 # --- the test-call page's browser library, pinned in package-lock.json

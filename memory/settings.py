@@ -198,7 +198,7 @@ class SettingsUpdate:
         return (*names, "identityKey") if self.identity_key is not None else names
 
 
-class _SettingsBody(BaseModel):
+class SettingsBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     read: bool = False
@@ -240,7 +240,7 @@ def _invalid(exc: ValidationError) -> InvalidRequest:
 def parse_update(body: object) -> SettingsUpdate:
     """Validate a settings PUT body: any subset of the setting fields and identityKey."""
     try:
-        parsed = _SettingsBody.model_validate(body)
+        parsed = SettingsBody.model_validate(body)
     except ValidationError as exc:
         raise _invalid(exc) from None
     given = parsed.model_fields_set
@@ -266,7 +266,7 @@ def parse_reset_field(value: str | None) -> SettingField | None:
     raise _problem("field", f"must be one of {', '.join(SETTING_FIELDS)}")
 
 
-class _DraftBody(BaseModel):
+class DraftBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     text: Guidance
@@ -275,7 +275,7 @@ class _DraftBody(BaseModel):
 def parse_draft(body: object) -> str:
     """A guidance draft: any text up to 20,000 characters, blank included."""
     try:
-        return _DraftBody.model_validate(body).text
+        return DraftBody.model_validate(body).text
     except ValidationError as exc:
         raise _invalid(exc) from None
 
@@ -302,7 +302,7 @@ def _check_effort(value: str) -> str:
     return value
 
 
-class _ModelBody(BaseModel):
+class ModelBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     model: ModelName | None = None
@@ -314,7 +314,7 @@ class _ModelBody(BaseModel):
 def parse_model_selection(body: object) -> ModelSelectionUpdate:
     """Validate a model-selection PUT: any subset of model and reasoningEffort (null clears)."""
     try:
-        parsed = _ModelBody.model_validate(body)
+        parsed = ModelBody.model_validate(body)
     except ValidationError as exc:
         raise _invalid(exc) from None
     wire = {"model": "model", "reasoning_effort": "reasoningEffort"}

@@ -23,7 +23,7 @@ from memory.config import ConfigError
 from worker.catalog import default_catalog
 from worker.config import VoiceModels, load_worker_config
 from worker.greeter import Greeter
-from worker.http_metrics import metrics_port
+from worker.http.http_metrics import metrics_port
 from worker.session import ROOM_OPTIONS, build_session
 from worker.startup import needs_preparation, prepare_main_process, served_agent
 

@@ -16,9 +16,9 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
-from worker.auth import SCOPES, ApiKey, parse_api_keys
 from worker.catalog import AgentSpec, Catalog
-from worker.web import create_app
+from worker.http.auth import SCOPES, ApiKey, parse_api_keys
+from worker.http.web import create_app
 
 CODE_INSTRUCTIONS = "Remember the caller's products and promised follow-ups."
 

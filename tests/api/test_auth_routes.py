@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.api.conftest import Client, auth
-from worker.routes_context import Route
-from worker.web import ROUTES
+from worker.http.routes_context import Route
+from worker.http.web import ROUTES
 
 GUARDED = [r for r in ROUTES if r.scope != "public"]
 

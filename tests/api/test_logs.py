@@ -12,9 +12,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from memory.config import MemoryConfig
 from memory.logs import log_format, record_formatter
 from tests.api.conftest import auth, build_catalog
-from worker.access_log import AccessLogger
-from worker.auth import ApiKey
-from worker.web import create_app
+from worker.http.access_log import AccessLogger
+from worker.http.auth import ApiKey
+from worker.http.web import create_app
 
 SECRET_HEADER = "Bearer-ish header value 7f3a"
 SECRET_USER = "+34699000111"

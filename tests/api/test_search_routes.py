@@ -13,8 +13,8 @@ from memory.config import MemoryConfig
 from tests.api.conftest import Client, auth, build_catalog
 from tests.memory.search_helpers import EMBEDDING_MODEL, remember
 from tests.model_server import ModelServer
-from worker.auth import ApiKey
-from worker.web import create_app
+from worker.http.auth import ApiKey
+from worker.http.web import create_app
 
 SEARCH = "/api/memory/customers/{}/search"
 AWKWARD = "+34 611 22 33 44"

@@ -1,6 +1,6 @@
 """Slow clients are cut off at the deadlines and connections past the cap are refused.
 
-The app runs behind the same runner and listening site as `python -m worker.web`, with short
+The app runs behind the same runner and listening site as `python -m worker.http`, with short
 limits; raw sockets trickle bytes. Deadlines are checked against the configured values with
 generous upper bounds (the machine may be loaded), never as speed assertions.
 """
@@ -16,9 +16,9 @@ import pytest
 
 from memory.config import MemoryConfig
 from tests.api.conftest import KEYS, build_catalog
-from worker.auth import ApiKey
-from worker.serving import LINGER_SECONDS, ServerLimits, make_runner, start_site
-from worker.web import create_app
+from worker.http.auth import ApiKey
+from worker.http.serving import LINGER_SECONDS, ServerLimits, make_runner, start_site
+from worker.http.web import create_app
 
 LIMITS = ServerLimits(header_timeout_seconds=1.0, body_timeout_seconds=1.0, max_connections=4)
 SLACK = 3.0  # seconds a loaded machine may add before the close is seen

@@ -8,7 +8,8 @@ import pytest
 
 from memory.errors import ERROR_CODES
 from memory.settings import CodeDefaults
-from worker.auth import (
+from worker.catalog import AgentSpec, Catalog, CatalogError, UnknownAgent, default_catalog, prompt
+from worker.http.auth import (
     AuthConfigError,
     Forbidden,
     Unauthenticated,
@@ -17,8 +18,7 @@ from worker.auth import (
     bearer_token,
     parse_api_keys,
 )
-from worker.catalog import AgentSpec, Catalog, CatalogError, UnknownAgent, default_catalog, prompt
-from worker.statuses import STATUSES, code_for_status, status_for
+from worker.http.statuses import STATUSES, code_for_status, status_for
 
 SECRET = "s3cret-value-that-is-long-enough"
 

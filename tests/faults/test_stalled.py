@@ -36,8 +36,8 @@ from tests.lifecycle.harness import (
     voice_call,
 )
 from tests.model_server import ModelServer
-from worker.auth import parse_api_keys
-from worker.web import create_app
+from worker.http.auth import parse_api_keys
+from worker.http.web import create_app
 
 BUDGET = 0.35  # the default pre-greeting budget
 COMMAND_SECONDS = 1.0  # the fault pools' command timeout: how long abandoned work may linger

@@ -139,7 +139,7 @@ def test_a_server_that_cannot_start_fails_in_one_line(data_dir: Path) -> None:
         conf.write("\nshared_buffers = 'plenty'\n")
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "MEMORY_API_KEYS")}
     result = subprocess.run(
-        [sys.executable, "-m", "worker.web"],
+        [sys.executable, "-m", "worker.http"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -8,6 +8,7 @@ Tests skip with a clear message when no Chromium binary is installed.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import itertools
 import json
@@ -75,9 +76,22 @@ class Page:
             raise RuntimeError(f"page error: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    async def goto(self, url: str) -> None:
+    async def goto(self, url: str, ready: str = "window.testCallPage") -> None:
+        """Open `url` and wait until the page's script has set `{ready}.ready`."""
         await self.send("Page.navigate", url=url)
-        await self.wait_for("window.testCallPage && window.testCallPage.ready === true")
+        await self.wait_for(f"{ready} && {ready}.ready === true")
+
+    async def screenshot(self, width: int = 1100, height: int = 1400) -> bytes:
+        """A PNG of the page at the given viewport size."""
+        await self.send(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        shot = await self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+        return base64.b64decode(shot["data"])
 
     async def wait_for(self, expression: str) -> Any:
         """Poll until `expression` is truthy (at most WAIT_SECONDS); its value is returned."""

@@ -18,10 +18,10 @@ from livekit import api
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
-from worker.auth import parse_api_keys
 from worker.catalog import AgentSpec, Catalog
+from worker.http.auth import parse_api_keys
+from worker.http.web import create_app
 from worker.voice_settings import VoiceSettings
-from worker.web import create_app
 
 PUBLIC_URL = "wss://voice.example.test"
 # name -> (secret, scopes)

@@ -13,7 +13,7 @@ from lifecycle.identity import parse_job_metadata
 from tests.livekit_server import LiveKitServer
 from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
 from tests.rooms.conftest import KEYS, Client, MakeClient
-from worker import routes_page
+from worker.http import routes_page
 from worker.voice_settings import VoiceSettings
 
 CHROMIUM = find_chromium()

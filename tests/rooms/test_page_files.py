@@ -7,7 +7,7 @@ from pathlib import Path
 from aiohttp import web
 
 from tests.rooms.conftest import Client, MakeClient
-from worker import routes_page
+from worker.http import routes_page
 
 
 async def test_page_and_script_are_served_without_a_key(client: Client) -> None:

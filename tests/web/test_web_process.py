@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 
 from memory.config import ConfigError
-from worker.http_metrics import metrics_port
+from worker.http.http_metrics import metrics_port
 
 BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("LIVEKIT_", "WEB_"))}
 
@@ -28,7 +28,7 @@ async def start_web(env: dict[str, str]) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "worker.web",
+        "worker.http",
         env={**BASE_ENV, "WEB_HOST": "127.0.0.1", **env},
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,

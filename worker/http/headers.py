@@ -3,7 +3,7 @@
 JSON answers hold memory and settings: browsers and proxies must not cache them
 (`Cache-Control: no-store`) nor guess another type for them (`nosniff`). The `Server` header
 names the service without the aiohttp and Python versions. The test-call page adds its own
-Content-Security-Policy and referrer policy (`worker.routes_page`).
+Content-Security-Policy and referrer policy (`worker.http.routes_page`).
 
 Responses aiohttp writes before a request reaches the application (a malformed request line,
 oversized headers) do not pass through the signal; behind the reverse proxy recommended in the

@@ -21,13 +21,8 @@ from memory.settings_store import load_settings
 from sip.caller import Caller
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
 from worker.dispatcher import Dispatcher, VoiceNotConfigured
-from worker.identities import (
-    browser_metadata,
-    check_identities,
-    merge_customer_id,
-    outbound_metadata,
-)
-from worker.routes_context import (
+from worker.http import answers
+from worker.http.routes_context import (
     CATALOG,
     POOL,
     Route,
@@ -37,12 +32,18 @@ from worker.routes_context import (
     respond,
     timestamp,
 )
+from worker.identities import (
+    browser_metadata,
+    check_identities,
+    merge_customer_id,
+    outbound_metadata,
+)
 
 DISPATCHER: web.AppKey[Dispatcher | None] = web.AppKey("dispatcher")
 _AGENT_ID = Field(alias="agentId", min_length=1, max_length=limits.MAX_AGENT_ID_CHARS)
 
 
-class _RoomBody(BaseModel):
+class RoomBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     agent_id: str = _AGENT_ID
@@ -50,7 +51,7 @@ class _RoomBody(BaseModel):
     customer_id: Any = Field(default=None, alias="customerId")
 
 
-class _CallBody(BaseModel):
+class CallBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     agent_id: str = _AGENT_ID
@@ -79,7 +80,7 @@ async def _memory_outlook(request: web.Request, agent_id: str, metadata: str) ->
 
 async def open_room(request: web.Request) -> web.Response:
     dispatcher = _dispatcher(request)
-    body = parse_body(_RoomBody, await read_json(request))
+    body = parse_body(RoomBody, await read_json(request))
     agent = request.app[CATALOG].get(body.agent_id)
     identities = merge_customer_id(check_identities(body.identities), body.customer_id)
     metadata = browser_metadata(identities)
@@ -108,7 +109,7 @@ def _trunk(given: object, dispatcher: Dispatcher) -> object:
 
 async def start_call(request: web.Request) -> web.Response:
     dispatcher = _dispatcher(request)
-    body = parse_body(_CallBody, await read_json(request))
+    body = parse_body(CallBody, await read_json(request))
     agent = request.app[CATALOG].get(body.agent_id)
     number = check_destination(body.phone_number)
     trunk = check_trunk_id(_trunk(body.trunk_id, dispatcher))
@@ -133,8 +134,33 @@ async def list_agents(request: web.Request) -> web.Response:
 
 
 ROUTES = (
-    Route("GET", "/api/voice/agents", list_agents, "voice:rooms"),
+    Route(
+        "GET",
+        "/api/voice/agents",
+        list_agents,
+        "voice:rooms",
+        answers=((200, answers.VoiceAgents),),
+        summary="Agents for the test-call page",
+    ),
     # these two also wait on LiveKit: only their database reads are bounded (by `bounded`)
-    Route("POST", "/api/voice/rooms", open_room, "voice:rooms", deadline="own"),
-    Route("POST", "/api/voice/calls", start_call, "voice:calls", deadline="own"),
+    Route(
+        "POST",
+        "/api/voice/rooms",
+        open_room,
+        "voice:rooms",
+        deadline="own",
+        body=RoomBody,
+        answers=((201, answers.Room),),
+        summary="A browser test room with the agent dispatched",
+    ),
+    Route(
+        "POST",
+        "/api/voice/calls",
+        start_call,
+        "voice:calls",
+        deadline="own",
+        body=CallBody,
+        answers=((202, answers.OutboundCall),),
+        summary="Start an outbound call",
+    ),
 )

@@ -13,10 +13,18 @@ import structlog
 from aiohttp import web
 
 from memory import settings_store
-from memory.settings import SETTING_FIELDS, Binding, parse_reset_field, parse_update, resolve
+from memory.settings import (
+    SETTING_FIELDS,
+    Binding,
+    SettingsBody,
+    parse_reset_field,
+    parse_update,
+    resolve,
+)
 from memory.settings_store import StoredSettings
 from worker.catalog import AgentSpec
-from worker.routes_context import CATALOG, POOL, Route, actor, read_json, respond, timestamp
+from worker.http import answers
+from worker.http.routes_context import CATALOG, POOL, Route, actor, read_json, respond, timestamp
 
 log = structlog.get_logger(__name__)
 PATH = "/api/memory/settings/{agentId}"
@@ -74,8 +82,42 @@ async def delete_settings(request: web.Request) -> web.Response:
     return respond(settings_body(agent, stored))
 
 
+async def list_agents(request: web.Request) -> web.Response:
+    """The declared agents and each one's fixed identity key, for the Memory screen's picker."""
+    agents = []
+    for agent in request.app[CATALOG]:
+        stored = await settings_store.load_settings(request.app[POOL], agent.name)
+        agents.append({"agentId": agent.name, "binding": binding_body(stored.binding)})
+    return respond({"agents": agents})
+
+
+_ANSWER = ((200, answers.Settings),)
 ROUTES = (
-    Route("GET", PATH, get_settings, "config:read"),
-    Route("PUT", PATH, put_settings, "config:write"),
-    Route("DELETE", PATH, delete_settings, "config:write"),
+    Route(
+        "GET",
+        "/api/memory/agents",
+        list_agents,
+        "config:read",
+        answers=((200, answers.MemoryAgents),),
+        summary="Declared agents and their identity keys",
+    ),
+    Route("GET", PATH, get_settings, "config:read", answers=_ANSWER, summary="Memory settings"),
+    Route(
+        "PUT",
+        PATH,
+        put_settings,
+        "config:write",
+        body=SettingsBody,
+        answers=_ANSWER,
+        summary="Save some fields; fix the identity key once",
+    ),
+    Route(
+        "DELETE",
+        PATH,
+        delete_settings,
+        "config:write",
+        answers=_ANSWER,
+        query=("field",),
+        summary="Reset one field, or all",
+    ),
 )

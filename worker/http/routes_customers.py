@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory.limits import DEFAULT_RECALL_CALLS
 from memory.models import CallRecord, Fact, FactVersion
-from worker.routes_context import (
+from worker.http import answers
+from worker.http.routes_context import (
     CATALOG,
     MEMORY,
     Route,
@@ -31,14 +32,14 @@ log = structlog.get_logger(__name__)
 PATH = "/api/memory/customers/{agentId}"
 
 
-class _RecallBody(BaseModel):
+class RecallBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     user_id: str = Field(alias="userId")  # the memory API validates the value
     calls: int = DEFAULT_RECALL_CALLS
 
 
-class _PersonBody(BaseModel):
+class PersonBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     user_id: str = Field(alias="userId")  # the memory API validates the value
@@ -67,7 +68,7 @@ def _call(call: CallRecord) -> dict[str, Any]:
 
 async def recall(request: web.Request) -> web.Response:
     agent = request.app[CATALOG].get(request.match_info["agentId"])
-    body = parse_body(_RecallBody, await read_json(request))
+    body = parse_body(RecallBody, await read_json(request))
     memory = unwrap(await request.app[MEMORY].recall(agent.name, body.user_id, body.calls))
     return respond(
         {
@@ -92,7 +93,7 @@ def _version(version: FactVersion) -> dict[str, Any]:
 
 async def history(request: web.Request) -> web.Response:
     agent = request.app[CATALOG].get(request.match_info["agentId"])
-    body = parse_body(_PersonBody, await read_json(request))
+    body = parse_body(PersonBody, await read_json(request))
     kept = unwrap(await request.app[MEMORY].history(agent.name, body.user_id))
     return respond(
         {
@@ -105,14 +106,38 @@ async def history(request: web.Request) -> web.Response:
 
 async def delete_all(request: web.Request) -> web.Response:
     agent = request.app[CATALOG].get(request.match_info["agentId"])
-    body = parse_body(_PersonBody, await read_json(request))
+    body = parse_body(PersonBody, await read_json(request))
     outcome = unwrap(await request.app[MEMORY].delete_all(agent.name, body.user_id))
     log.info("memory.customer_erased", agent_id=agent.name, deleted=outcome.deleted)
     return respond({"agentId": agent.name, "userId": body.user_id, "deleted": outcome.deleted})
 
 
 ROUTES = (
-    Route("POST", f"{PATH}/recall", recall, "memory:read"),
-    Route("POST", f"{PATH}/history", history, "memory:read"),
-    Route("POST", f"{PATH}/delete-all", delete_all, "memory:delete"),
+    Route(
+        "POST",
+        f"{PATH}/recall",
+        recall,
+        "memory:read",
+        body=RecallBody,
+        answers=((200, answers.CustomerMemory),),
+        summary="One customer's facts and recent calls",
+    ),
+    Route(
+        "POST",
+        f"{PATH}/history",
+        history,
+        "memory:read",
+        body=PersonBody,
+        answers=((200, answers.FactHistory),),
+        summary="Every version of one customer's facts",
+    ),
+    Route(
+        "POST",
+        f"{PATH}/delete-all",
+        delete_all,
+        "memory:delete",
+        body=PersonBody,
+        answers=((200, answers.Erased),),
+        summary="Erase one customer for one agent",
+    ),
 )

@@ -16,13 +16,13 @@ from typing import Final
 
 from aiohttp import web
 
-from worker.routes_context import Route
+from worker.http.routes_context import Route
 
-STATIC: Final = resources.files("worker").joinpath("static", "voice")
+STATIC: Final = resources.files("worker.http").joinpath("static", "voice")
 CLIENT_JS_PATH: web.AppKey[Path] = web.AppKey("client_js_path")
 """Where this app serves livekit-client from; `create_app` sets the default below."""
 CLIENT_JS: Final = (
-    Path(__file__).resolve().parent.parent
+    Path(__file__).resolve().parents[2]
     / "node_modules"
     / "livekit-client"
     / "dist"

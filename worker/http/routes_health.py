@@ -10,7 +10,8 @@ from aiohttp import web
 
 from memory.db_errors import DB_ERRORS
 from memory.deadline import Deadline, Late, within
-from worker.routes_context import DATABASE_DEADLINE, POOL, Route, respond
+from worker.http import answers
+from worker.http.routes_context import DATABASE_DEADLINE, POOL, Route, respond
 
 
 async def health(request: web.Request) -> web.Response:
@@ -28,4 +29,14 @@ def _degraded(database: str) -> web.Response:
     return respond({"status": "degraded", "database": database}, status=503)
 
 
-ROUTES = (Route("GET", "/healthz", health, "public", deadline="own"),)
+ROUTES = (
+    Route(
+        "GET",
+        "/healthz",
+        health,
+        "public",
+        deadline="own",
+        answers=((200, answers.Health), (503, answers.Health)),
+        summary="Health: the database answers within its deadline",
+    ),
+)

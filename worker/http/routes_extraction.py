@@ -16,8 +16,9 @@ from memory import extraction_settings_store as extraction_store
 from memory.config import DEFAULT_MODEL, DEFAULT_REASONING_EFFORT, REASONING_EFFORTS
 from memory.extraction_settings_store import ExtractionSettings
 from memory.prompts import prompt
-from memory.settings import parse_draft, parse_model_selection
-from worker.routes_context import POOL, Route, actor, read_json, respond, timestamp
+from memory.settings import DraftBody, ModelBody, parse_draft, parse_model_selection
+from worker.http import answers
+from worker.http.routes_context import POOL, Route, actor, read_json, respond, timestamp
 
 log = structlog.get_logger(__name__)
 PATH = "/api/memory/extraction"
@@ -71,10 +72,41 @@ async def put_model(request: web.Request) -> web.Response:
     return respond(extraction_body(saved))
 
 
+_ANSWER = ((200, answers.Extraction),)
 ROUTES = (
-    Route("GET", PATH, get_extraction, "config:read"),
-    Route("PUT", f"{PATH}/guidance/draft", put_draft, "config:write"),
-    Route("POST", f"{PATH}/guidance/publish", publish, "config:write"),
-    Route("DELETE", f"{PATH}/guidance", reset, "config:write"),
-    Route("PUT", f"{PATH}/model", put_model, "config:write"),
+    Route("GET", PATH, get_extraction, "config:read", answers=_ANSWER, summary="Shared extraction"),
+    Route(
+        "PUT",
+        f"{PATH}/guidance/draft",
+        put_draft,
+        "config:write",
+        body=DraftBody,
+        answers=_ANSWER,
+        summary="Save the guidance draft (it does not run)",
+    ),
+    Route(
+        "POST",
+        f"{PATH}/guidance/publish",
+        publish,
+        "config:write",
+        answers=_ANSWER,
+        summary="Publish the draft",
+    ),
+    Route(
+        "DELETE",
+        f"{PATH}/guidance",
+        reset,
+        "config:write",
+        answers=_ANSWER,
+        summary="Back to the built-in guidance",
+    ),
+    Route(
+        "PUT",
+        f"{PATH}/model",
+        put_model,
+        "config:write",
+        body=ModelBody,
+        answers=_ANSWER,
+        summary="Model and reasoning effort (null clears)",
+    ),
 )

@@ -2,8 +2,8 @@
 
 `create_app` composes the routes over a pool, the agent catalog and the API keys, so tests build
 the same app over their own database. `main` reads the environment, applies migrations, offers
-the catalog's code-declared identity keys to the binding, and serves (`python -m worker.web`).
-Typed failures become HTTP answers in one middleware; `worker.statuses` picks the status.
+the catalog's code-declared identity keys to the binding, and serves (`python -m worker.http`).
+Typed failures become HTTP answers in one middleware; `worker.http.statuses` picks the status.
 """
 
 from __future__ import annotations
@@ -29,24 +29,25 @@ from memory.migrate import migrate
 from memory.settings_store import offer_code_bindings
 from memory.store import MemoryStore
 from sip.dialing import InvalidDestination
-from worker import (
+from worker.catalog import Catalog, UnknownAgent, default_catalog
+from worker.config import DEFAULT_WEB_DATABASE_DEADLINE_SECONDS, web_database_deadline
+from worker.dispatcher import Dispatcher, LiveKitFailed, VoiceNotConfigured
+from worker.http import (
     headers,
+    openapi,
     routes_activity,
     routes_customers,
     routes_extraction,
     routes_health,
     routes_page,
+    routes_screen,
     routes_search,
     routes_settings,
     routes_voice,
 )
-from worker.auth import ENV_VAR, ApiKey, AuthFailure, parse_api_keys, scopes_of
-from worker.catalog import Catalog, UnknownAgent, default_catalog
-from worker.config import DEFAULT_WEB_DATABASE_DEADLINE_SECONDS, web_database_deadline
-from worker.dispatcher import Dispatcher, LiveKitFailed, VoiceNotConfigured
-from worker.http_metrics import PORT_VAR, metrics_app, metrics_port
-from worker.identities import InvalidIdentities
-from worker.routes_context import (
+from worker.http.auth import ENV_VAR, ApiKey, AuthFailure, parse_api_keys, scopes_of
+from worker.http.http_metrics import PORT_VAR, metrics_app, metrics_port
+from worker.http.routes_context import (
     API_KEYS,
     CATALOG,
     DATABASE_DEADLINE,
@@ -59,9 +60,10 @@ from worker.routes_context import (
     guarded,
     respond,
 )
-from worker.serving import LIMITS, MAX_BODY_BYTES, ServerLimits, make_runner, start_site
+from worker.http.serving import LIMITS, MAX_BODY_BYTES, ServerLimits, make_runner, start_site
+from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
+from worker.identities import InvalidIdentities
 from worker.startup import migrations_enabled
-from worker.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.voice_settings import VoiceSettings, load_voice_settings
 
 T = TypeVar("T")
@@ -76,8 +78,9 @@ ROUTES: tuple[Route, ...] = (
     *routes_activity.ROUTES,
     *routes_voice.ROUTES,
 )
-# static files of the test-call page: no data and no key, so kept apart from the API table
-PAGES: tuple[Route, ...] = routes_page.ROUTES
+# static files of the test-call page and the Memory screen: no data and no key, so kept apart
+# from the API table
+PAGES: tuple[Route, ...] = (*routes_page.ROUTES, *routes_screen.ROUTES)
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
 CLOSE_SECONDS = 2.0  # graceful pool close at shutdown; then its connections are cut
@@ -154,7 +157,8 @@ def create_app(
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
     app[routes_voice.DISPATCHER] = None if voice is None else Dispatcher(voice)
     app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
-    for route in ROUTES:
+    app[openapi.DOCUMENT] = openapi.document((*ROUTES, openapi.ROUTE), PAGES)
+    for route in (*ROUTES, openapi.ROUTE):
         app.router.add_route(route.method, route.path, guarded(route))
     for page in PAGES:
         app.router.add_route(page.method, page.path, page.handler)

@@ -9,7 +9,8 @@ from aiohttp import web
 
 from memory.activity import ActivityEntry, list_activity
 from memory.errors import InvalidRequest
-from worker.routes_context import CATALOG, POOL, Route, respond, timestamp
+from worker.http import answers
+from worker.http.routes_context import CATALOG, POOL, Route, respond, timestamp
 
 PATH = "/api/memory/activity"
 DEFAULT_LIMIT = 50
@@ -46,4 +47,14 @@ async def get_activity(request: web.Request) -> web.Response:
     return respond({"entries": [_entry(e) for e in entries]})
 
 
-ROUTES = (Route("GET", PATH, get_activity, "config:read"),)
+ROUTES = (
+    Route(
+        "GET",
+        PATH,
+        get_activity,
+        "config:read",
+        answers=((200, answers.Activity),),
+        query=("agentId", "limit"),
+        summary="Settings changes, newest first (field names only)",
+    ),
+)

@@ -13,12 +13,21 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory.search_models import SearchHit
 from memory.search_requests import DEFAULT_K, DEFAULT_MODE
-from worker.routes_context import CATALOG, MEMORY, Route, parse_body, read_json, respond, unwrap
+from worker.http import answers
+from worker.http.routes_context import (
+    CATALOG,
+    MEMORY,
+    Route,
+    parse_body,
+    read_json,
+    respond,
+    unwrap,
+)
 
 PATH = "/api/memory/customers/{agentId}/search"
 
 
-class _SearchBody(BaseModel):
+class SearchBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     # the memory API validates every value (limits, modes) and names the field
@@ -34,7 +43,7 @@ def _item(hit: SearchHit) -> dict[str, Any]:
 
 async def search(request: web.Request) -> web.Response:
     agent = request.app[CATALOG].get(request.match_info["agentId"])
-    body = parse_body(_SearchBody, await read_json(request))
+    body = parse_body(SearchBody, await read_json(request))
     found = unwrap(
         await request.app[MEMORY].search(agent.name, body.query, body.user_id, body.k, body.mode)
     )
@@ -50,4 +59,14 @@ async def search(request: web.Request) -> web.Response:
     )
 
 
-ROUTES = (Route("POST", PATH, search, "memory:read"),)
+ROUTES = (
+    Route(
+        "POST",
+        PATH,
+        search,
+        "memory:read",
+        body=SearchBody,
+        answers=((200, answers.SearchResults),),
+        summary="Search one customer or every customer of an agent",
+    ),
+)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
-from worker.http_metrics import observe_request
+from worker.http.http_metrics import observe_request
 
 UNMATCHED = "unmatched"
 

@@ -26,9 +26,9 @@ from memory.api import Memory
 from memory.deadline import Deadline, Late, within
 from memory.envelope import ErrorInfo, Result
 from memory.errors import InvalidRequest, Unavailable
-from worker.auth import ApiKey, Scope, authenticate, authorize
 from worker.catalog import Catalog
-from worker.serving import LIMITS
+from worker.http.auth import ApiKey, Scope, authenticate, authorize
+from worker.http.serving import LIMITS
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -49,6 +49,12 @@ class Route:
     handler: Handler
     scope: Scope | Literal["public"]
     deadline: Literal["route", "own"] = "route"  # "own": the handler bounds its database work
+    # for the OpenAPI document (`worker.http.openapi`): the model that validates the JSON body,
+    # the success answers by status (`worker.http.answers`), the query parameters it reads
+    body: type[BaseModel] | None = None
+    answers: tuple[tuple[int, type[BaseModel]], ...] = ()
+    query: tuple[str, ...] = ()
+    summary: str = ""
 
 
 class BodyTimedOut(Exception):

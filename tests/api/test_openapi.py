@@ -1,0 +1,231 @@
+"""The OpenAPI document against the real app: every route's real answers, errors included, match.
+
+One app (the production `create_app` over the test database, voice pointed at the LiveKit
+stand-in) answers a table of requests covering every route's success and its usual failures;
+each answer's body is validated (jsonschema, draft 2020-12) against the schema the document gives
+for that path, method and status, falling back to the `default` (error) response.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import asyncpg
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from jsonschema import Draft202012Validator
+
+from memory.api import Memory
+from memory.config import MemoryConfig
+from tests.api.conftest import Client, auth, build_catalog
+from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
+from tests.memory.helpers import add_op, update_op
+from tests.model_server import ModelServer
+from worker.http.auth import ApiKey
+from worker.http.web import create_app
+from worker.voice_settings import VoiceSettings
+
+USER = "+34 611 22 33 44"
+Call = tuple[str, str, Any, str | None]  # method, path, JSON body, key name (None: no key)
+
+CALLS: list[Call] = [
+    ("GET", "/healthz", None, None),
+    ("GET", "/api/openapi.json", None, None),
+    ("GET", "/api/memory/agents", None, "config-reader"),
+    ("GET", "/api/memory/agents", None, None),  # 401
+    ("GET", "/api/memory/settings/support", None, "config-reader"),
+    ("GET", "/api/memory/settings/nobody-here", None, "config-reader"),  # 404
+    ("PUT", "/api/memory/settings/sales", {"read": True, "remember": ["car model"]}, "admin"),
+    ("PUT", "/api/memory/settings/sales", {"identityKey": "contact.email"}, "admin"),
+    ("PUT", "/api/memory/settings/sales", {"identityKey": "phoneNumber"}, "admin"),  # 409
+    ("PUT", "/api/memory/settings/sales", {"read": "yes"}, "admin"),  # 400
+    ("PUT", "/api/memory/settings/sales", {"read": True}, "config-reader"),  # 403
+    ("DELETE", "/api/memory/settings/sales?field=read", None, "admin"),
+    ("DELETE", "/api/memory/settings/sales?field=colour", None, "admin"),  # 400
+    ("POST", "/api/memory/customers/support/recall", {"userId": USER}, "memory-reader"),
+    ("POST", "/api/memory/customers/support/recall", {"userId": USER, "calls": 999}, "admin"),
+    ("POST", "/api/memory/customers/support/recall", "[1, 2", "admin"),  # malformed JSON
+    ("POST", "/api/memory/customers/support/history", {"userId": USER}, "memory-reader"),
+    ("POST", "/api/memory/customers/support/history", {}, "memory-reader"),  # 400
+    ("POST", "/api/memory/customers/support/search", {"query": "Corolla"}, "memory-reader"),
+    (
+        "POST",
+        "/api/memory/customers/support/search",
+        {"query": "611", "mode": "identifier"},
+        "admin",
+    ),
+    ("POST", "/api/memory/customers/support/search", {"query": "x", "k": 51}, "admin"),  # 400
+    ("GET", "/api/memory/extraction", None, "config-reader"),
+    (
+        "PUT",
+        "/api/memory/extraction/guidance/draft",
+        {"text": "Prefer the caller's words."},
+        "admin",
+    ),
+    ("PUT", "/api/memory/extraction/guidance/draft", {"text": 5}, "admin"),  # 400
+    ("POST", "/api/memory/extraction/guidance/publish", None, "admin"),
+    ("DELETE", "/api/memory/extraction/guidance", None, "admin"),
+    ("PUT", "/api/memory/extraction/model", {"model": "gpt-x", "reasoningEffort": "low"}, "admin"),
+    ("PUT", "/api/memory/extraction/model", {"reasoningEffort": "extreme"}, "admin"),  # 400
+    ("GET", "/api/memory/activity?limit=5", None, "config-reader"),
+    ("GET", "/api/memory/activity?limit=0", None, "config-reader"),  # 400
+    ("GET", "/api/voice/agents", None, "admin"),
+    (
+        "POST",
+        "/api/voice/rooms",
+        {"agentId": "support", "identities": {"phoneNumber": USER}},
+        "admin",
+    ),
+    ("POST", "/api/voice/rooms", {"agentId": "support", "identities": [1]}, "admin"),  # 400
+    ("POST", "/api/voice/calls", {"agentId": "support", "phoneNumber": "+34600111222"}, "admin"),
+    ("POST", "/api/voice/calls", {"agentId": "support", "phoneNumber": "call me"}, "admin"),
+    ("POST", "/api/memory/customers/support/delete-all", {"userId": USER}, "memory-eraser"),
+    ("POST", "/api/memory/customers/support/delete-all", {"userId": USER}, "memory-reader"),  # 403
+]
+PAGES = ["/", "/memory", "/memory/", "/memory/screen.js", "/memory/screen.css", "/voice"]
+PAGES += ["/voice/", "/voice/page.js", "/voice/page.css", "/voice/livekit-client.umd.js"]
+
+
+@pytest.fixture(name="livekit")
+async def _livekit() -> AsyncIterator[LiveKitServer]:
+    server = LiveKitServer()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+@pytest.fixture(name="client")
+async def _client(
+    pool: asyncpg.Pool,
+    api_keys: tuple[ApiKey, ...],
+    memory_config: MemoryConfig,
+    livekit: LiveKitServer,
+) -> AsyncIterator[Client]:
+    voice = VoiceSettings(
+        url=livekit.url,
+        api_key=livekit.api_key,
+        api_secret=livekit.api_secret,
+        public_url="wss://voice.example.test",
+        outbound_trunk_id=OUTBOUND_TRUNK_ID,
+    )
+    app = create_app(
+        pool=pool,
+        catalog=build_catalog(),
+        api_keys=api_keys,
+        memory_config=memory_config,
+        voice=voice,
+    )
+    client: Client = TestClient(TestServer(app))
+    await client.start_server()
+    yield client
+    await client.close()
+
+
+async def _seed(memory: Memory, server: ModelServer) -> None:
+    server.answer([add_op("Has a blue Corolla.")], "Asked about a service.")
+    call = {"started_at": "2026-11-02T10:00:00+00:00", "duration_seconds": 83, "outcome": "ok"}
+    assert (await memory.add("Worth keeping.", "support", USER, call)).error is None
+    server.answer([update_op("f1", "Has a red Corolla.")], "Booked it.")
+    assert (await memory.add("Worth keeping.", "support", USER)).error is None
+
+
+def _operation(document: dict[str, Any], method: str, path: str) -> dict[str, Any]:
+    bare = path.split("?", 1)[0]
+    for template, operations in document["paths"].items():
+        pattern = "^" + re.sub(r"{\w+}", "[^/]+", template) + "$"
+        if re.match(pattern, bare) and method.lower() in operations:
+            operation: dict[str, Any] = operations[method.lower()]
+            return operation
+    raise AssertionError(f"{method} {bare} is not in the document")
+
+
+def _check(document: dict[str, Any], method: str, path: str, status: int, body: Any) -> str:
+    """Validate one JSON answer; the response key it matched ('200', 'default', ...)."""
+    responses = _operation(document, method, path)["responses"]
+    key = str(status) if str(status) in responses else "default"
+    assert key in responses, (method, path, status)
+    schema = {
+        **responses[key]["content"]["application/json"]["schema"],
+        "components": document["components"],
+    }
+    errors = sorted(Draft202012Validator(schema).iter_errors(body), key=str)
+    assert not errors, (method, path, status, [e.message for e in errors])
+    if key == "default":
+        assert status >= 400, (method, path, status)
+    return key
+
+
+async def test_every_answer_matches_the_document(
+    client: Client, memory: Memory, model_server: ModelServer
+) -> None:
+    await _seed(memory, model_server)
+    document = await (await client.get("/api/openapi.json")).json()
+    Draft202012Validator.check_schema({"$defs": document["components"]["schemas"]})
+    answered: set[tuple[str, str]] = set()
+    statuses: set[int] = set()
+    for method, path, body, key in CALLS:
+        headers = {} if key is None else auth(key)
+        data = body if isinstance(body, str) else None if body is None else json.dumps(body)
+        response = await client.request(
+            method, path, data=data, headers={**headers, "Content-Type": "application/json"}
+        )
+        assert response.content_type == "application/json", (method, path)
+        matched = _check(document, method, path, response.status, await response.json())
+        statuses.add(response.status)
+        if matched != "default":
+            answered.add((method, path.split("?", 1)[0]))
+    documented = {
+        (method.upper(), re.sub(r"{agentId}", "support", template))
+        for template, operations in document["paths"].items()
+        for method in operations
+        if template not in PAGES
+    }
+    # every documented API operation answered successfully at least once (agent ids vary)
+    normalised = {(m, re.sub(r"/(sales|support)(?=/|$)", "/support", p)) for m, p in answered}
+    assert documented <= normalised, documented - normalised
+    assert {400, 401, 403, 404, 409} <= statuses
+
+
+async def test_every_route_of_the_app_is_documented(client: Client) -> None:
+    document = await (await client.get("/api/openapi.json")).json()
+    routes = {
+        (route.method.lower(), route.resource.canonical)
+        for route in client.app.router.routes()
+        if route.resource is not None and route.method != "HEAD"
+    }
+    documented = {(m, p) for p, ops in document["paths"].items() for m in ops}
+    assert routes == documented
+    for operation in (ops for p, ops in document["paths"].items() if p.startswith("/api/")):
+        for op in operation.values():
+            assert "default" in op["responses"]  # errors are documented on every API route
+
+
+async def test_pages_answer_as_documented(client: Client) -> None:
+    document = await (await client.get("/api/openapi.json")).json()
+    for path in PAGES:
+        responses = document["paths"][path]["get"]["responses"]
+        response = await client.get(path, allow_redirects=False)
+        assert str(response.status) in responses, path
+        if response.status == 200:
+            [media] = responses["200"]["content"]
+            assert response.content_type == media, path
+
+
+def test_request_schemas_are_the_validating_models() -> None:
+    from worker.http import routes_customers, routes_search
+    from worker.http.openapi import document
+    from worker.http.web import PAGES as PAGE_ROUTES
+    from worker.http.web import ROUTES
+
+    doc = document(ROUTES, PAGE_ROUTES)
+    schemas = doc["components"]["schemas"]
+    assert schemas["SearchBody"] == routes_search.SearchBody.model_json_schema(by_alias=True)
+    recall = doc["paths"]["/api/memory/customers/{agentId}/recall"]["post"]
+    assert recall["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/RecallBody"
+    }
+    assert "userId" in schemas["RecallBody"]["required"]
+    assert routes_customers.RecallBody.__name__ == "RecallBody"

@@ -1,0 +1,69 @@
+"""Fixtures for the Memory screen: the production app over the test database, and a browser.
+
+The app is `create_app` served by aiohttp's real test server; Chromium loads the screen from it
+and drives it through the public API with a key typed into the page, as an operator would.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from memory.config import MemoryConfig
+from memory.settings import CodeDefaults
+from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
+from worker.catalog import AgentSpec, Catalog
+from worker.http.auth import SCOPES, parse_api_keys
+from worker.http.web import create_app
+
+CODE_INSTRUCTIONS = "Keep the caller's products and promised follow-ups."
+# name -> (secret, scopes)
+KEYS: dict[str, tuple[str, list[str]]] = {
+    "operator": ("operator-secret-0123456789abcdef", list(SCOPES)),
+    "config": ("config-secret-0123456789abcdefgh", ["config:read", "config:write"]),
+}
+CHROMIUM = find_chromium()
+
+Client = TestClient[web.Request, web.Application]
+
+
+def auth(name: str = "operator") -> dict[str, str]:
+    return {"Authorization": f"Bearer {KEYS[name][0]}"}
+
+
+def catalog() -> Catalog:
+    """`support` declares its memory in code; `sales` and `billing` declare nothing."""
+    defaults = CodeDefaults(read=True, instructions=CODE_INSTRUCTIONS, identity_key="phoneNumber")
+    return Catalog(
+        [
+            AgentSpec("support", "support", defaults),
+            AgentSpec("sales", "support"),
+            AgentSpec("billing", "support"),
+        ]
+    )
+
+
+@pytest.fixture(name="client")
+async def _client(pool: asyncpg.Pool, memory_config: MemoryConfig) -> AsyncIterator[Client]:
+    keys = parse_api_keys(
+        json.dumps([{"name": n, "key": k, "scopes": s} for n, (k, s) in KEYS.items()])
+    )
+    app = create_app(pool=pool, catalog=catalog(), api_keys=keys, memory_config=memory_config)
+    client: Client = TestClient(TestServer(app))
+    await client.start_server()
+    yield client
+    await client.close()
+
+
+@pytest.fixture(name="page")
+async def _page() -> AsyncIterator[Page]:
+    if CHROMIUM is None:
+        browser_missing(SKIP_REASON)
+    assert CHROMIUM is not None
+    async with open_page(CHROMIUM) as page:
+        yield page

@@ -1,0 +1,214 @@
+"""The shapes of the API's answers, for its OpenAPI document (`worker.http.openapi`).
+
+Requests are validated by the pydantic models the routes already use; answers are built as plain
+dicts by the routes, and these models describe them. Every model forbids extra fields, so the
+OpenAPI test (which validates real answers against the document) fails when a route answers a
+field the document does not name. Field names are the wire names (camelCase).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Timestamp = str  # ISO 8601 with a UTC offset
+Origin = Literal["studio", "code", "default"]
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorDetail(_Answer):
+    code: str
+    message: str
+    field: str | None
+
+
+class ErrorAnswer(_Answer):
+    """Every error: the status follows from the code (`worker.http.statuses`)."""
+
+    error: ErrorDetail
+
+
+class Health(_Answer):
+    status: Literal["ok", "degraded"]
+    database: Literal["ok", "timeout", "unreachable"]
+
+
+class Binding(_Answer):
+    identityKey: str
+    source: Literal["code", "studio"]
+    fixedAt: Timestamp | None
+
+
+class SettingValues(_Answer):
+    read: bool
+    save: bool
+    instructions: str | None
+    remember: list[str]
+    forget: list[str]
+
+
+class Overrides(_Answer):
+    read: bool | None = None
+    save: bool | None = None
+    instructions: str | None = None
+    remember: list[str] | None = None
+    forget: list[str] | None = None
+
+
+class Origins(_Answer):
+    read: Origin
+    save: Origin
+    instructions: Origin
+    remember: Origin
+    forget: Origin
+
+
+class Settings(_Answer):
+    agentId: str
+    overrides: Overrides
+    value: SettingValues
+    origins: Origins
+    binding: Binding | None
+
+
+class MemoryAgent(_Answer):
+    agentId: str
+    binding: Binding | None
+
+
+class MemoryAgents(_Answer):
+    agents: list[MemoryAgent]
+
+
+class FactItem(_Answer):
+    id: str
+    content: str
+    createdAt: Timestamp
+    updatedAt: Timestamp
+
+
+class CallItem(_Answer):
+    id: str
+    startedAt: Timestamp
+    durationSeconds: float | None
+    outcome: str | None
+    runId: str | None
+    summary: str
+    createdAt: Timestamp
+
+
+class CustomerMemory(_Answer):
+    agentId: str
+    userId: str
+    facts: list[FactItem]
+    calls: list[CallItem]
+
+
+class FactVersionItem(_Answer):
+    factId: str
+    versionId: str
+    content: str
+    validFrom: Timestamp
+    validTo: Timestamp | None
+    endedBy: str | None
+
+
+class FactHistory(_Answer):
+    agentId: str
+    userId: str
+    versions: list[FactVersionItem]
+
+
+class Erased(_Answer):
+    agentId: str
+    userId: str
+    deleted: int
+
+
+class SearchItem(_Answer):
+    contact: str
+    id: str | None
+    text: str | None
+    score: float
+
+
+class SearchResults(_Answer):
+    agentId: str
+    userId: str | None
+    mode: Literal["lexical", "semantic", "hybrid", "identifier"]
+    lexicalOnly: bool
+    reason: str | None
+    items: list[SearchItem]
+
+
+class PlatformDefault(_Answer):
+    model: str
+    reasoningEffort: str
+
+
+class Guidance(_Answer):
+    draft: str | None
+    draftSavedAt: Timestamp | None
+    published: str | None
+    publishedAt: Timestamp | None
+    usesBuiltIn: bool
+    builtIn: str
+
+
+class Extraction(_Answer):
+    model: str | None
+    reasoningEffort: str | None
+    platformDefault: PlatformDefault
+    reasoningEfforts: list[str]
+    guidance: Guidance
+    updatedAt: Timestamp | None
+
+
+class ActivityItem(_Answer):
+    id: int
+    at: Timestamp
+    actor: str
+    agentId: str | None
+    action: str
+    fields: list[str]
+
+
+class Activity(_Answer):
+    entries: list[ActivityItem]
+
+
+class VoiceAgent(_Answer):
+    agentId: str
+    identityKey: str | None
+
+
+class VoiceAgents(_Answer):
+    agents: list[VoiceAgent]
+
+
+class MemoryOutlook(_Answer):
+    identityKey: str | None
+    enabled: bool
+    reason: str | None
+
+
+class Room(_Answer):
+    agentId: str
+    roomName: str
+    url: str
+    token: str
+    participantIdentity: str
+    expiresAt: Timestamp
+    dispatchId: str
+    memory: MemoryOutlook
+
+
+class OutboundCall(_Answer):
+    agentId: str
+    roomName: str
+    dispatchId: str
+    trunkId: str
