@@ -18,6 +18,7 @@ from memory.ops_event import TOPIC, OpsEvent
 
 log = structlog.get_logger(__name__)
 
+DRAIN_SECONDS = 2.0
 Listener = Callable[[OpsEvent], Awaitable[None] | None]
 
 
@@ -47,10 +48,14 @@ class Listeners:
             if inspect.isawaitable(result):
                 self._hold(result)
 
-    async def drain(self) -> None:
-        """Wait for the coroutine listeners still running (before the call's pool closes)."""
-        if self._tasks:
-            await asyncio.gather(*tuple(self._tasks), return_exceptions=True)
+    async def drain(self, grace_seconds: float = DRAIN_SECONDS) -> None:
+        """Wait (at most `grace_seconds`) for the coroutine listeners still running; the ones
+        left then are cancelled."""
+        if not self._tasks:
+            return
+        _, late = await asyncio.wait(tuple(self._tasks), timeout=grace_seconds)
+        for task in late:
+            task.cancel()
 
     def _hold(self, awaitable: Awaitable[None]) -> None:
         async def run() -> None:

@@ -35,6 +35,7 @@ from worker import (
     routes_customers,
     routes_extraction,
     routes_health,
+    routes_ops,
     routes_page,
     routes_search,
     routes_settings,
@@ -75,6 +76,7 @@ ROUTES: tuple[Route, ...] = (
     *routes_extraction.ROUTES,
     *routes_activity.ROUTES,
     *routes_voice.ROUTES,
+    *routes_ops.ROUTES,
 )
 # static files of the test-call page: no data and no key, so kept apart from the API table
 PAGES: tuple[Route, ...] = routes_page.ROUTES
