@@ -86,6 +86,7 @@ class TurnPasses:
             scope.user_id,
             turn=turn,
             final=False,
+            call={"run_id": scope.run_id},  # the event's call id; no call record is written
             instructions=scope.instructions,
             brief=scope.brief,
         )
