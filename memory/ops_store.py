@@ -14,6 +14,10 @@ from memory.db_errors import translated
 from memory.errors import Unavailable
 from memory.ops_event import OpsEvent, from_row
 
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 500
+MAX_CURSOR = 2**63 - 1  # the log's ids are Postgres bigints
+
 _READ = """select id, agent_id, user_id, call_id, turn, final, revision, model, latency_ms,
         ops::text as ops
     from stackbone_platform.memory_ops

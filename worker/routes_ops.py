@@ -14,13 +14,11 @@ from collections.abc import Mapping
 from aiohttp import web
 
 from memory.errors import InvalidRequest
-from memory.ops_store import ops_after
+from memory.ops_store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
 from worker.routes_context import CATALOG, POOL, Route, respond
 
 PATH = "/api/memory/ops"
-DEFAULT_LIMIT = 100
-MAX_LIMIT = 500
-MAX_CURSOR = 2**63 - 1  # the log's ids are Postgres bigints
+__all__ = ["MAX_CURSOR", "MAX_LIMIT", "ROUTES"]
 _PARAMS = frozenset({"agentId", "after", "limit"})
 
 
