@@ -12,8 +12,9 @@ Two paths, each read on against read off, interleaved, in one run:
 
 - reply (turn mode): on the session path with saving on, the time from a caller's turn to the
   agent speaking its reply, `consolidate="turn"` against `"call.ended"`. In turn mode the pass
-  after the greeting is in flight while the reply is generated (a local model server answers
-  each pass after `PASS_SECONDS`): the pass must not delay the reply.
+  after the greeting is in flight while the reply is generated (a model server in its own
+  process, `bench.model_process`, answers each pass after `PASS_SECONDS`, as a remote
+  provider would): the pass must not delay the reply.
 
 Real Postgres; the person recalled has 50 facts of 500 characters and 100 call records.
 Usage: python -m bench.voice_bench [--quick] [--replies-only]
@@ -27,6 +28,7 @@ import json
 import logging
 import os
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -47,7 +49,6 @@ from memory.store import MemoryStore
 from tests.jobrunner.room import SIP, MockRoom, participant
 from tests.jobrunner.runner import FakeCallSide, dispatch, job_ended, job_server
 from tests.lifecycle.harness import AGENT, CALLER, snapshot_plan, voice_call
-from tests.model_server import ModelServer
 from tests.voice.fake_devices import wait_until
 
 Sample = Callable[[bool], Awaitable[float]]
@@ -84,10 +85,8 @@ async def job_path(
     return (first_frame - opened) * 1000
 
 
-async def reply_path(memory: Memory, plan: MemoryPlan, model: ModelServer, turn: bool) -> float:
+async def reply_path(memory: Memory, plan: MemoryPlan, turn: bool) -> float:
     """One call: the greeting, then one caller turn; ms from the turn to the agent speaking."""
-    for _ in range(3):  # the greeting's pass, the reply's pass and the final one
-        model.answer_text(PASS_ANSWER, delay=PASS_SECONDS)
     speaking: list[float] = []
     async with voice_call(
         memory, plan, "Yes, we open at nine.", consolidate="turn" if turn else "call.ended"
@@ -139,15 +138,24 @@ async def main(quick: bool, replies_only: bool) -> None:
     )
     url = await fresh_database(admin_url)
     pool = await create_pool(url, min_size=2, max_size=2)
-    model = ModelServer()
-    await model.start()
-    memory = open_memory(MemoryStore(pool), MemoryConfig(base_url=model.url, api_key="bench"))
+    model = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.model_process",
+        str(PASS_SECONDS),
+        PASS_ANSWER,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert model.stdout is not None
+    model_url = (await model.stdout.readline()).decode().strip()
+    memory = open_memory(MemoryStore(pool), MemoryConfig(base_url=model_url, api_key="bench"))
     await seed_person(pool, AGENT, CALLER, facts=50, calls=100)
     plans = {read: await snapshot_plan(pool, read=read, save=False) for read in (True, False)}
     rounds = 10 if quick else 60
     saving = await snapshot_plan(pool, read=True, save=True)
-    replies = await interleave(lambda turn: reply_path(memory, saving, model, turn), rounds)
-    await model.stop()
+    replies = await interleave(lambda turn: reply_path(memory, saving, turn), rounds)
+    model.terminate()
+    await model.wait()
     if replies_only:
         await pool.close()
         report("reply: caller's turn -> agent speaking (turn passes)", *replies, what="turn mode")
