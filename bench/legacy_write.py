@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from memory.database import Executor
 from memory.errors import Conflict
-from memory.models import AddOutcome, CallMetadata, CallRecord, Fact
+from memory.models import CallMetadata, CallRecord, Fact, PassContext, Written
 from memory.operations import Plan
-from memory.store import MemoryStore, Snapshot
+from memory.store import DIRECT_WRITE, MemoryStore, Snapshot
 
 S = "stackbone_platform"
 _FACTS = f"""select array_agg(id::text order by seq) as fact_ids,
@@ -25,8 +25,15 @@ class LegacyWriteStore(MemoryStore):
     """The store with the earlier nine-round-trip write."""
 
     async def write(
-        self, agent_id: str, user_id: str, read: Snapshot, plan: Plan, call: CallMetadata
-    ) -> AddOutcome:
+        self,
+        agent_id: str,
+        user_id: str,
+        read: Snapshot,
+        plan: Plan,
+        call: CallMetadata,
+        *,
+        context: PassContext = DIRECT_WRITE,  # no ops log then: it kept none
+    ) -> Written:
         revision = read.revision
         async with self._pool.acquire() as conn, conn.transaction():
             await _lock_revision(conn, agent_id, user_id, revision)
@@ -57,7 +64,7 @@ class LegacyWriteStore(MemoryStore):
             row[k] or () for k in ("fact_ids", "fact_contents", "fact_created", "fact_updated")
         )
         facts = tuple(Fact(*values) for values in zip(*columns, strict=True))
-        return AddOutcome(facts=facts, call=CallRecord(*record.values()))
+        return Written(facts, CallRecord(*record.values()), revision + 1, (), None)
 
 
 async def _lock_revision(conn: Executor, agent_id: str, user_id: str, read: int) -> None:

@@ -10,17 +10,25 @@ Two paths, each read on against read off, interleaved, in one run:
   "room open" is the dispatch, so the figure includes the job's start, its pool, the settings
   snapshot, identity and recall.
 
+- reply (turn mode): on the session path with saving on, the time from a caller's turn to the
+  agent speaking its reply, `consolidate="turn"` against `"call.ended"`. In turn mode the pass
+  after the greeting is in flight while the reply is generated (a model server in its own
+  process, `bench.model_process`, answers each pass after `PASS_SECONDS`, as a remote
+  provider would): the pass must not delay the reply.
+
 Real Postgres; the person recalled has 50 facts of 500 characters and 100 call records.
-Usage: python -m bench.voice_bench [--quick]
+Usage: python -m bench.voice_bench [--quick] [--replies-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -44,6 +52,10 @@ from tests.lifecycle.harness import AGENT, CALLER, snapshot_plan, voice_call
 from tests.voice.fake_devices import wait_until
 
 Sample = Callable[[bool], Awaitable[float]]
+PASS_SECONDS = 0.3
+PASS_ANSWER = json.dumps(
+    {"operations": [{"op": "add", "handle": None, "content": "Asks about hours."}], "summary": "s"}
+)
 
 
 async def session_path(memory: Memory, plans: dict[bool, MemoryPlan], read: bool) -> float:
@@ -73,20 +85,38 @@ async def job_path(
     return (first_frame - opened) * 1000
 
 
+async def reply_path(memory: Memory, plan: MemoryPlan, turn: bool) -> float:
+    """One call: the greeting, then one caller turn; ms from the turn to the agent speaking."""
+    speaking: list[float] = []
+    async with voice_call(
+        memory, plan, "Yes, we open at nine.", consolidate="turn" if turn else "call.ended"
+    ) as call:
+        await call.wait_turns(1)  # the greeting committed: in turn mode its pass now runs
+        call.session.on(
+            "agent_state_changed",
+            lambda ev: speaking.append(time.monotonic()) if ev.new_state == "speaking" else None,
+        )
+        asked = time.monotonic()
+        call.session.generate_reply(user_input="Are you open on Monday?")
+        await wait_until(lambda: bool(speaking), within=10)
+    await call.running.save.wait("bench")  # the save (final pass) ends before the next round
+    return (speaking[0] - asked) * 1000
+
+
 def pct(samples: list[float], p: int) -> float:
     return statistics.quantiles(samples, n=100, method="inclusive")[p - 1]
 
 
-def report(title: str, on: list[float], off: list[float]) -> None:
+def report(title: str, on: list[float], off: list[float], what: str = "read") -> None:
     print(f"\n| {title} | p50 ms | p95 ms |\n|---|---:|---:|")
-    for name, values in (("read on", on), ("read off", off)):
+    for name, values in ((f"{what} on", on), (f"{what} off", off)):
         print(f"| {name} | {pct(values, 50):.1f} | {pct(values, 95):.1f} |")
     print(
-        f"| read on / read off | {pct(on, 50) / pct(off, 50):.2f}x"
+        f"| {what} on / {what} off | {pct(on, 50) / pct(off, 50):.2f}x"
         f" | {pct(on, 95) / pct(off, 95):.2f}x |"
     )
     print(
-        f"| read on - read off | {pct(on, 50) - pct(off, 50):+.1f} ms"
+        f"| {what} on - {what} off | {pct(on, 50) - pct(off, 50):+.1f} ms"
         f" | {pct(on, 95) - pct(off, 95):+.1f} ms |"
     )
 
@@ -100,7 +130,7 @@ async def interleave(sample: Sample, rounds: int) -> tuple[list[float], list[flo
     return on, off
 
 
-async def main(quick: bool) -> None:
+async def main(quick: bool, replies_only: bool) -> None:
     configure_logging(logging.WARNING)
     logging.getLogger("livekit").setLevel(logging.ERROR)
     admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
@@ -108,10 +138,28 @@ async def main(quick: bool) -> None:
     )
     url = await fresh_database(admin_url)
     pool = await create_pool(url, min_size=2, max_size=2)
-    memory = open_memory(MemoryStore(pool), MemoryConfig(api_key="bench"))
+    model = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.model_process",
+        str(PASS_SECONDS),
+        PASS_ANSWER,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert model.stdout is not None
+    model_url = (await model.stdout.readline()).decode().strip()
+    memory = open_memory(MemoryStore(pool), MemoryConfig(base_url=model_url, api_key="bench"))
     await seed_person(pool, AGENT, CALLER, facts=50, calls=100)
     plans = {read: await snapshot_plan(pool, read=read, save=False) for read in (True, False)}
     rounds = 10 if quick else 60
+    saving = await snapshot_plan(pool, read=True, save=True)
+    replies = await interleave(lambda turn: reply_path(memory, saving, turn), rounds)
+    model.terminate()
+    await model.wait()
+    if replies_only:
+        await pool.close()
+        report("reply: caller's turn -> agent speaking (turn passes)", *replies, what="turn mode")
+        return
     session = await interleave(lambda read: session_path(memory, plans, read), rounds)
 
     await offer_code_bindings(pool, {AGENT: "phoneNumber"})
@@ -122,9 +170,12 @@ async def main(quick: bool) -> None:
     await pool.close()
     report("session: start of the call sequence -> first greeting audio frame", *session)
     report("job runner: dispatch -> first greeting audio frame", *jobs)
+    report("reply: caller's turn -> agent speaking (turn passes)", *replies, what="turn mode")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="10 rounds instead of 60")
-    asyncio.run(main(parser.parse_args().quick))
+    parser.add_argument("--replies-only", action="store_true", help="only the turn-mode reply")
+    args = parser.parse_args()
+    asyncio.run(main(args.quick, args.replies_only))

@@ -8,6 +8,11 @@
         if await memory.attach(ctx, session, agent):
             await session.start(agent=agent, room=ctx.room)
 
+Turn mode: `CallerMemory(..., consolidate="turn")` runs one memory pass after each agent reply
+instead of one save at hang-up (`lifecycle.passes`). `memory.on("ops", fn)` registers a
+listener of the `memory.ops` events of every call of this agent (`memory.ops_event`); each call
+also publishes them on its room's data channel (topic `memory.ops`).
+
 `attach` starts the memory work at room open (pool, capability, settings snapshot), joins the
 room, waits for the caller (or dials the callee when the job is an outbound call requested
 through this service), resolves the caller's identity, recalls inside the pre-greeting
@@ -32,9 +37,11 @@ from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_
 from lifecycle.identity import parse_job_metadata, resolve_identity
 from lifecycle.metrics import MEMORY_READY_SECONDS
 from lifecycle.opening import Opened, Opening, identity_key
+from lifecycle.pass_schedule import CONSOLIDATE_MODES, DEFAULT_CONSOLIDATE, Consolidate
 from memory import requests
 from memory.config import ConfigError
 from memory.errors import InvalidRequest
+from memory.listeners import Listener, Listeners
 from memory.settings import CodeDefaults
 from sip.line import connect_caller
 
@@ -46,17 +53,32 @@ class CallerMemory:
     `defaults` is the same declaration as a catalog entry's `memory` (`worker.catalog`): read,
     save, instructions, remember, forget and the identity key; stored overrides win over it.
     `config` None: each job reads its configuration from its environment.
+    `consolidate`: "call.ended" (one save at the end of the call) or "turn" (a pass after each
+    agent reply, and the final one at the end).
     """
 
     agent_id: str
     defaults: CodeDefaults = field(default_factory=CodeDefaults)
     config: CallConfig | None = None
+    consolidate: Consolidate = DEFAULT_CONSOLIDATE
+    _listeners: list[Listener] = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         try:
             requests.agent_id(self.agent_id)
         except InvalidRequest as problem:
             raise ConfigError(str(problem)) from None
+        if self.consolidate not in CONSOLIDATE_MODES:
+            raise ConfigError(f"consolidate: must be one of {', '.join(CONSOLIDATE_MODES)}")
+
+    def on(self, event: str, listener: Listener) -> None:
+        """Call `listener` with every `memory.ops` event of this agent's calls (`event`: "ops").
+
+        It runs in the call's job process; a raising listener never breaks the save, and a
+        coroutine listener runs as a task the call waits for before its pool closes.
+        """
+        Listeners().on(event, listener)  # the same check of the event name, now
+        self._listeners.append(listener)
 
     @classmethod
     def from_env(cls, agent_id: str, *, defaults: CodeDefaults | None = None) -> CallerMemory:
@@ -89,8 +111,15 @@ class CallerMemory:
             return None
         report_plan(opened.plan)
         setup = CallSetup(
-            opened.plan, started_at, ctx.job.id, opened.deadline, config.save_timeout_seconds
+            opened.plan,
+            started_at,
+            ctx.job.id,
+            opened.deadline,
+            config.save_timeout_seconds,
+            self.consolidate,
         )
+        for listener in self._listeners:
+            runtime.memory.on("ops", listener)
         call = await attach_memory(
             session,
             agent,
@@ -99,6 +128,7 @@ class CallerMemory:
             register_shutdown=ctx.add_shutdown_callback,
             room=ctx.room,
             after_save=runtime.aclose,
+            data_room=ctx.room,
         )
         MEMORY_READY_SECONDS.observe(time.monotonic() - opened_at)
         return call

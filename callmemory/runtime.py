@@ -46,6 +46,7 @@ class Runtime:
             await self.store.ensure_capability()
 
     async def aclose(self) -> None:
+        await self.memory.listeners.drain()  # the last events, before the pool goes
         await self.memory.drain_indexing(grace_seconds=INDEXING_DRAIN_SECONDS)
         await close_pool(self.pool, CLOSE_SECONDS)
 

@@ -21,10 +21,14 @@ from livekit.agents import Agent, AgentSession, AgentStateChangedEvent
 
 from lifecycle.closing import CallEnd, RoomEvents, ShutdownRegistrar, save_on_close, shared_save
 from lifecycle.instructions import give_memory
+from lifecycle.live import DataRoom, data_channel
 from lifecycle.metrics import count_memory_off, count_session_usage
+from lifecycle.pass_schedule import DEFAULT_CONSOLIDATE, Consolidate
+from lifecycle.passes import TurnPasses
 from lifecycle.plan import MemoryPlan
 from lifecycle.recall import recall_for
 from lifecycle.save import SharedSave
+from lifecycle.saving import CallScope
 from memory.api import Memory
 from memory.deadline import Deadline
 from memory.models import Recall
@@ -50,6 +54,7 @@ class CallSetup:
     run_id: str
     recall_deadline: Deadline  # the pre-greeting deadline (lifecycle.opening)
     save_timeout_seconds: float
+    consolidate: Consolidate = DEFAULT_CONSOLIDATE  # "turn": a pass after each agent reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +66,7 @@ class MemoryCall:
     recorder: TranscriptRecorder
     save: SharedSave
     end: CallEnd
+    passes: TurnPasses | None = None  # turn mode only
 
 
 async def attach_memory(
@@ -72,17 +78,22 @@ async def attach_memory(
     register_shutdown: ShutdownRegistrar,
     room: RoomEvents | None = None,
     after_save: Callable[[], Awaitable[None]] | None = None,
+    data_room: DataRoom | None = None,
 ) -> MemoryCall:
     """Wire transcript and save, then recall into `agent`'s instructions; before `start()`.
 
     `room`: the call's LiveKit room, whose SIP caller leaving ends the call at once.
     `after_save`: runs after the save, in the same job shutdown callback (closing the pool).
+    `data_room`: the room whose data channel gets this call's `memory.ops` events.
     """
     if session.agent_state != "initializing":
         raise SessionAlreadyStarted()
     recorder = record_transcript(session)
     end = CallEnd()
     _note_start(session, end)
+    if data_room is not None:
+        memory.on("ops", data_channel(data_room))
+    passes = _turn_passes(memory, setup, recorder, session)
     save = shared_save(
         memory,
         setup.plan,
@@ -92,12 +103,25 @@ async def attach_memory(
         started_at=setup.started_at,
         run_id=setup.run_id,
         timeout=setup.save_timeout_seconds,
+        passes=passes,
     )
     save_on_close(session, register_shutdown, save, end, room=room, then=after_save)
     count_session_usage(session)
     recalled = await recall_for(setup.plan, memory, setup.recall_deadline)
     await give_memory(agent, recalled)
-    return MemoryCall(setup.plan, recalled, recorder, save, end)
+    return MemoryCall(setup.plan, recalled, recorder, save, end, passes)
+
+
+def _turn_passes(
+    memory: Memory, setup: CallSetup, recorder: TranscriptRecorder, session: AgentSession[Any]
+) -> TurnPasses | None:
+    plan = setup.plan
+    if setup.consolidate != "turn" or not plan.save or plan.user_id is None:
+        return None
+    scope = CallScope(
+        plan.agent_id, plan.user_id, plan.instructions, setup.started_at, setup.run_id, plan.brief
+    )
+    return TurnPasses(memory, scope, recorder, session)
 
 
 def _note_start(session: AgentSession[Any], end: CallEnd) -> None:

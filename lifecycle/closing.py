@@ -39,9 +39,10 @@ from lifecycle.outcome import (
     decide,
     final_outcome,
 )
+from lifecycle.passes import TurnPasses
 from lifecycle.plan import MemoryPlan
 from lifecycle.save import SaveReport, SharedSave
-from lifecycle.saving import CallScope, save_heard
+from lifecycle.saving import CallScope, FinalPass, save_heard
 from memory.api import Memory
 from memory.deadline import Deadline, Late, within
 from transcript.recorder import TranscriptRecorder
@@ -113,8 +114,12 @@ def shared_save(
     started_at: datetime,
     run_id: str,
     timeout: float,
+    passes: TurnPasses | None = None,
 ) -> SharedSave:
-    """The call's one save: the heard transcript, read after the close, with the true outcome."""
+    """The call's one save: the heard transcript, read after the close, with the true outcome.
+
+    `passes`: turn mode; the save waits for the running pass and is the final pass.
+    """
 
     async def save(path: str) -> SaveReport:
         if not plan.save or plan.user_id is None:
@@ -126,11 +131,18 @@ def shared_save(
         scope = CallScope(
             plan.agent_id, plan.user_id, plan.instructions, started_at, run_id, plan.brief
         )
+        deadline = Deadline.after(timeout)
+        final = None
+        if passes is not None:
+            with contextlib.suppress(Late):  # a stuck pass is left behind, not waited past
+                await within(deadline, passes.finish(), step="save")
+            final = FinalPass(passes.covered, passes.turn)
         heard = recorder.transcript  # read after the close: what it committed is in
+        ended_at = datetime.now(UTC)
         try:
             report = await within(
-                Deadline.after(timeout),
-                save_heard(memory, scope, heard, ended_at=datetime.now(UTC), outcome=outcome),
+                deadline,
+                save_heard(memory, scope, heard, ended_at=ended_at, outcome=outcome, final=final),
                 step="save",
             )
         except Late:

@@ -1,4 +1,8 @@
-"""What the one save of a call does: hand the heard transcript to memory.add, once."""
+"""What the one save of a call does: hand the heard transcript to memory.add, once.
+
+In turn mode (`lifecycle.passes`) the save is the final pass instead: it reads what no pass
+covered (`lifecycle.pass_schedule.final_part`) and carries the call record.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from lifecycle.outcome import Outcome
+from lifecycle.pass_schedule import final_part
 from lifecycle.save import SaveReport
 from memory.api import Memory
 from memory.brief import NO_BRIEF, Brief
@@ -32,8 +37,10 @@ async def save_heard(
     *,
     ended_at: datetime,
     outcome: Outcome,
+    final: FinalPass | None = None,
 ) -> SaveReport:
-    """One add with the heard transcript; nothing heard means no save at all."""
+    """One add with the heard transcript (`final`: the final turn pass over the rest);
+    nothing heard means no save at all."""
     if not any(m["content"].strip() for m in heard):
         return SaveReport("skipped", "nothing_heard")
     call = {
@@ -42,9 +49,32 @@ async def save_heard(
         "outcome": outcome.value,
         "run_id": scope.run_id,
     }
-    result = await memory.add(
-        list(heard), scope.agent_id, scope.user_id, call, scope.instructions, brief=scope.brief
-    )
-    if result.error is not None:
-        return SaveReport("failed", result.error.code)
+    if final is not None:
+        part = final_part(heard, final.covered)
+        passed = await memory.consolidate(
+            part,
+            scope.agent_id,
+            scope.user_id,
+            turn=final.turn,
+            final=True,
+            call=call,
+            instructions=scope.instructions,
+            brief=scope.brief,
+        )
+        error = passed.error
+    else:
+        result = await memory.add(
+            list(heard), scope.agent_id, scope.user_id, call, scope.instructions, brief=scope.brief
+        )
+        error = result.error
+    if error is not None:
+        return SaveReport("failed", error.code)
     return SaveReport("saved")
+
+
+@dataclass(frozen=True, slots=True)
+class FinalPass:
+    """Turn mode: how many heard messages the turn passes saved, and how many replies ran."""
+
+    covered: int
+    turn: int

@@ -1,4 +1,4 @@
-"""Operator CLI: `python -m memory migrate | recall | history | add | delete-all | search`.
+"""Operator CLI: `python -m memory migrate | recall | history | add | delete-all | search | ops`.
 
 Results print as JSON on stdout (the operator asked for them); logs carry no memory text.
 """
@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from memory.database import create_pool, database_url
 from memory.envelope import Result
 from memory.logs import configure_logging
 from memory.migrate import migrate
+from memory.ops_store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
 from memory.search_models import SEARCH_MODES
 from memory.search_requests import DEFAULT_K, DEFAULT_MODE
 from memory.store import MemoryStore
@@ -36,6 +37,10 @@ def _parser() -> argparse.ArgumentParser:
     history = sub.add_parser("history", help="print every kept version of a person's facts")
     history.add_argument("agent_id")
     history.add_argument("user_id")
+    ops = sub.add_parser("ops", help="print an agent's memory.ops events after a cursor")
+    ops.add_argument("agent_id")
+    ops.add_argument("--after", type=_bounded(0, MAX_CURSOR), default=0)
+    ops.add_argument("--limit", type=_bounded(1, MAX_LIMIT), default=DEFAULT_LIMIT)
     add = sub.add_parser("add", help="extract and save memory from a transcript file")
     add.add_argument("agent_id")
     add.add_argument("user_id")
@@ -51,6 +56,15 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--k", type=int, default=DEFAULT_K)
     search.add_argument("--mode", default=DEFAULT_MODE, help=", ".join(SEARCH_MODES))
     return parser
+
+
+def _bounded(low: int, high: int) -> Callable[[str], int]:
+    def parse(value: str) -> int:
+        if not value.isascii() or not value.isdigit() or not low <= int(value) <= high:
+            raise argparse.ArgumentTypeError(f"must be an integer from {low} to {high}")
+        return int(value)
+
+    return parse
 
 
 def _content(path: Path) -> object:
@@ -76,6 +90,11 @@ async def _run(args: argparse.Namespace) -> int:
             async with pool.acquire() as conn:
                 applied = await migrate(conn)
             print(json.dumps({"applied": applied}))
+            return 0
+        if args.command == "ops":
+            events = await ops_after(pool, args.agent_id, args.after, args.limit)
+            cursor = events[-1]["id"] if events else args.after
+            print(json.dumps({"events": events, "next": cursor}, ensure_ascii=False, indent=2))
             return 0
         memory = open_memory(MemoryStore(pool), MemoryConfig.from_env())
         try:

@@ -1,12 +1,16 @@
 """The public memory API: add, recall, history and delete_all, each returning a result envelope.
 
 Inside, every step raises typed `MemoryFailure`s; this is the one place they become envelopes.
+Every write that changed facts emits one `memory.ops` event (`memory.ops_event`) to the
+listeners registered with `on("ops", fn)`, after it committed (its ops log row is written by
+the same statement).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 import structlog
@@ -19,8 +23,10 @@ from memory.envelope import Result
 from memory.errors import MemoryFailure
 from memory.extraction import build_prompt, response_format
 from memory.limits import DEFAULT_RECALL_CALLS
-from memory.models import AddOutcome, DeleteOutcome, History, Recall
+from memory.listeners import Listener, Listeners
+from memory.models import AddOutcome, DeleteOutcome, History, PassContext, Recall, Written
 from memory.operations import plan
+from memory.ops_event import build_event
 from memory.provider import ExtractionModel
 from memory.search import Search
 from memory.search_models import SearchOutcome
@@ -40,6 +46,20 @@ async def _enveloped(work: Callable[[], Awaitable[T]]) -> Result[T]:
         return Result.failed(failure)
 
 
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """One add's arguments, as given (validated by `_add`); `turn` None for a plain add."""
+
+    content: object
+    agent_id: object
+    user_id: object
+    call: object
+    instructions: object
+    brief: object
+    turn: int | None
+    final: bool
+
+
 class Memory:
     """Per-person memory scoped by (agent id, user id)."""
 
@@ -50,6 +70,15 @@ class Memory:
         self._model = model
         self._config = config
         self._search = search
+        self.listeners = Listeners()
+
+    def on(self, event: str, listener: Listener) -> None:
+        """Call `listener` with every `memory.ops` event (`event` is "ops"); see
+        `memory.listeners` for how a failing or asynchronous listener is handled."""
+        self.listeners.on(event, listener)
+
+    def off(self, event: str, listener: Listener) -> None:
+        self.listeners.off(event, listener)
 
     async def recall(
         self, agent_id: object, user_id: object, calls: object = DEFAULT_RECALL_CALLS
@@ -91,19 +120,38 @@ class Memory:
         brief: object = None,
     ) -> Result[AddOutcome]:
         """`brief`: a `Brief` or `{"remember": [...], "forget": [...]}` for the extractor."""
+        result = await self._pass(
+            _Pass(content, agent_id, user_id, call, instructions, brief, None, True)
+        )
+        w = result.data
+        if w is None or w.call is None:  # a plain add always writes its call record
+            return Result(data=None, error=result.error)
+        return Result.ok(AddOutcome(w.facts, w.call, w.revision, w.applied))
+
+    async def consolidate(
+        self,
+        content: object,
+        agent_id: object,
+        user_id: object,
+        *,
+        turn: int,
+        final: bool,
+        call: object = None,
+        instructions: object = None,
+        brief: object = None,
+    ) -> Result[Written]:
+        """One pass of a call in turn mode (`lifecycle.passes`): an add over `content` (the part
+        of the call no pass covered yet) whose event carries `turn` and `final`. Only the final
+        pass writes the call record (`call`); the others write facts only."""
+        return await self._pass(
+            _Pass(content, agent_id, user_id, call, instructions, brief, turn, final)
+        )
+
+    async def _pass(self, request: _Pass) -> Result[Written]:
+        agent_id = request.agent_id
         record = ExtractionRecord(agent_id=agent_id if isinstance(agent_id, str) else "")
         try:
-            return Result.ok(
-                await self._add(
-                    record,
-                    content=content,
-                    agent_id=agent_id,
-                    user_id=user_id,
-                    call=call,
-                    instructions=instructions,
-                    brief=brief,
-                )
-            )
+            return Result.ok(await self._add(record, request))
         except MemoryFailure as failure:
             record.outcome, record.error_code = "failed", failure.code
             return Result.failed(failure)
@@ -121,22 +169,12 @@ class Memory:
             log.warning("memory.guidance_unreadable", error_code=failure.code)
             return None
 
-    async def _add(
-        self,
-        record: ExtractionRecord,
-        *,
-        content: object,
-        agent_id: object,
-        user_id: object,
-        call: object,
-        instructions: object,
-        brief: object,
-    ) -> AddOutcome:
-        agent, user = requests.agent_id(agent_id), requests.user_id(user_id)
-        transcript = requests.transcript(content)
-        metadata = requests.call_metadata(call)
-        policy = requests.instructions(instructions)
-        compiled_brief = parse_brief(brief)
+    async def _add(self, record: ExtractionRecord, request: _Pass) -> Written:
+        agent, user = requests.agent_id(request.agent_id), requests.user_id(request.user_id)
+        transcript = requests.transcript(request.content)
+        metadata = requests.call_metadata(request.call)
+        policy = requests.instructions(request.instructions)
+        compiled_brief = parse_brief(request.brief)
         await self._store.ensure_capability()
         snapshot = await self._store.snapshot(agent, user)
         choice = resolve_choice(self._config, snapshot.model, snapshot.reasoning_effort)
@@ -158,10 +196,18 @@ class Memory:
         record.prompt_tokens = completion.prompt_tokens
         record.completion_tokens = completion.completion_tokens
         validated = plan(completion.text, prompt.handles)
-        outcome = await self._store.write(agent, user, snapshot, validated, metadata)
+        context = PassContext(
+            choice.model, record.latency_ms, request.turn, request.final, with_call=request.final
+        )
+        written = await self._store.write(
+            agent, user, snapshot, validated, metadata, context=context
+        )
         self._search.indexer.schedule()  # vectors of the new facts, off the call path
         record.outcome = "saved"
-        return outcome
+        event = build_event(written, context, agent_id=agent, user_id=user, call_id=metadata.run_id)
+        if event is not None:
+            self.listeners.emit(event)
+        return written
 
     async def search(
         self,

@@ -70,6 +70,7 @@ class AppliedOp:
     supersedes: str | None
     valid_from: datetime
     valid_to: datetime | None
+    text: str | None = None  # the fact's text as written (add, update); a delete carries none
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,32 @@ class AddOutcome:
     call: CallRecord
     revision: int = 0  # the revision this write committed (0 only when built elsewhere)
     applied: tuple[AppliedOp, ...] = ()  # deletes, then updates, then adds; no-ops left out
+
+
+@dataclass(frozen=True, slots=True)
+class PassContext:
+    """What a write tells the ops log about the pass it ends (`memory.ops_event`).
+
+    `with_call` False: a pass before the call's end, which writes no call record.
+    """
+
+    model: str
+    latency_ms: float
+    turn: int | None = None
+    final: bool = True
+    with_call: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What one write did: `call` None when the pass wrote no call record; `log_id` None when
+    nothing changed (no ops event)."""
+
+    facts: tuple[Fact, ...]
+    call: CallRecord | None
+    revision: int
+    applied: tuple[AppliedOp, ...]
+    log_id: int | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,18 +20,20 @@ from memory.errors import (
     Unavailable,
 )
 from memory.models import (
-    AddOutcome,
     CallMetadata,
     CallRecord,
     EndedBy,
     Fact,
     FactVersion,
     History,
+    PassContext,
     Recall,
+    Written,
 )
 from memory.operations import Plan
 
 CAPABILITY = "memory.basic"
+DIRECT_WRITE = PassContext(model="", latency_ms=0.0)  # a write made without a model call
 _S = "stackbone_platform"
 
 # Recall returns plain rows of built-in types (facts, then the newest calls, told apart by
@@ -161,13 +163,23 @@ class MemoryStore:
         return text
 
     async def write(
-        self, agent_id: str, user_id: str, read: Snapshot, plan: Plan, call: CallMetadata
-    ) -> AddOutcome:
-        """Apply a validated plan and one call record if the revision is still `read`'s.
+        self,
+        agent_id: str,
+        user_id: str,
+        read: Snapshot,
+        plan: Plan,
+        call: CallMetadata,
+        *,
+        context: PassContext = DIRECT_WRITE,
+    ) -> Written:
+        """Apply a validated plan, the call record (unless `context` says none) and the ops log
+        row if the revision is still `read`'s.
 
         One statement, one round trip (`memory.write_statement`): all of it or nothing.
         """
-        args = write_statement.arguments(agent_id, user_id, read.revision, plan, call)
+        args = write_statement.arguments(
+            agent_id, user_id, read.revision, plan, call, context=context
+        )
         async with translated(PersistFailed, "memory write"):
             rows = await self._pool.fetch(write_statement.WRITE, *args)
         outcome = write_statement.decode(rows, read.facts)
@@ -182,7 +194,8 @@ class MemoryStore:
         return _history(rows)
 
     async def delete_all(self, agent_id: str, user_id: str) -> int:
-        """Erase one pair's facts, call records and fact history; bump (never drop) its revision.
+        """Erase one pair's facts, call records, fact history and ops log rows; bump (never
+        drop) its revision.
 
         The count is facts plus call records, as the contract defines it (history not counted).
         """
@@ -206,6 +219,8 @@ class MemoryStore:
                      c as (delete from {_S}.memory_calls
                         where agent_id = $1 and user_id = $2 returning 1),
                      v as (delete from {_S}.memory_fact_versions
+                        where agent_id = $1 and user_id = $2),
+                     o as (delete from {_S}.memory_ops
                         where agent_id = $1 and user_id = $2)
                 select (select count(*) from f) + (select count(*) from c)""",
                 agent_id,

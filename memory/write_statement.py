@@ -15,14 +15,16 @@ Data-modifying CTEs do, in one statement, what used to be nine round trips in a 
 4. `del`, `upd` and `ins` apply the plan; `closed` moves the versions that deletes and updates
    end into `memory_fact_versions`; `pruned` drops that person's oldest closed versions beyond
    the bound (how many follows from the counter, without counting rows); `call` inserts the
-   call record.
+   call record (unless the write is a pass without one, `$18`); `ops` and `logged` append the
+   `memory.ops` event's row to the ops log when anything changed (`memory.ops_event`).
 
 Every CTE sees the snapshot taken when the statement starts, and a passed compare-and-set means
 no writer committed since the add's read: what the statement read is what is stored.
 
 The statement returns plain rows of built-in types (no arrays or records, so a new connection
-needs no type introspection; ids travel as text for the same reason): the call record, then the
-added, updated and deleted facts, told apart by `kind`. Unchanged facts are not sent back:
+needs no type introspection; ids travel as text for the same reason): the call record, the
+added, updated and deleted facts, and one row with the revision and the ops log id, told apart
+by `kind`. Unchanged facts are not sent back:
 `decode` builds the final list from the facts the add read.
 """
 
@@ -33,15 +35,27 @@ from collections.abc import Sequence
 import asyncpg
 
 from memory.limits import MAX_HISTORY_VERSIONS
-from memory.models import AddOutcome, AppliedOp, CallMetadata, CallRecord, Change, Fact
+from memory.models import AppliedOp, CallMetadata, CallRecord, Change, Fact, PassContext, Written
 from memory.operations import Plan
 
 _S = "stackbone_platform"
 
-CALL, ADDED, UPDATED, DELETED = range(4)
+CALL, ADDED, UPDATED, DELETED, REVISION = range(5)
 _CHANGES: dict[int, Change] = {ADDED: "add", UPDATED: "update", DELETED: "delete"}
 _GATE = "exists (select from rev)"
 _SCOPE = "agent_id = $1 and user_id = $2"
+# the event's instants, rendered as `memory.ops_event.instant` renders them
+_UTC = """to_char(({}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
+
+
+def _op(kind: str, alias: str, supersedes: str, valid_to: str, text: str) -> str:
+    return (
+        f"jsonb_build_object('op', '{kind}', 'id', {alias}.id::text,"
+        f" 'version', {alias}.version_id::text, 'supersedes', {supersedes},"
+        f" 'valid_from', {_UTC.format(alias + '.updated_at')}, 'valid_to', {valid_to},"
+        f" 'text', {text})"
+    )
+
 
 WRITE = f"""with old as (
     select f.id, f.seq, f.content, f.updated_at, f.version_id, u.content as new_content
@@ -98,8 +112,25 @@ WRITE = f"""with old as (
         run_id, summary, created_at)
     select $1, $2, coalesce($8::timestamptz, now()), $9::float8, $10::text, $11::text,
         $12::text, now()
-    where {_GATE}
+    where {_GATE} and $18::boolean
     returning id, seq, summary, started_at, created_at, duration_seconds, outcome, run_id
+), ops as (
+    select jsonb_agg(o.item order by o.rank, o.seq) as items from (
+        select 0 as rank, d.seq, {_op("delete", "d", "null", _UTC.format("now()"), "null")}
+            as item from del d
+        union all
+        select 1, u.seq, {_op("update", "u", "u.supersedes::text", "null", "u.content")}
+            from upd u
+        union all
+        select 2, i.seq, {_op("add", "i", "null", "null", "i.content")} from ins i
+    ) o
+), logged as (
+    insert into {_S}.memory_ops
+        (agent_id, user_id, call_id, turn, final, revision, model, latency_ms, ops)
+    select $1, $2, $11::text, $16::integer, $17::boolean, (select revision from rev),
+        $14::text, $15::float8, items
+    from ops where items is not null
+    returning id
 )
 select {CALL} as kind, seq, id::text, summary as body, started_at as first_at,
     created_at as second_at, null::text as version, null::text as prior,
@@ -113,13 +144,22 @@ select {UPDATED}, seq, id::text, content, created_at, updated_at, version_id::te
     supersedes::text, null, null, null, null from upd
 union all
 select {DELETED}, seq, id::text, null, updated_at, now(), version_id::text, null,
-    null, null, null, null from del"""
+    null, null, null, null from del
+union all
+select {REVISION}, null, (select id::text from logged), null, null, null, null, null,
+    null, null, null, revision from rev"""
 
 
 def arguments(
-    agent_id: str, user_id: str, revision: int, plan: Plan, call: CallMetadata
+    agent_id: str,
+    user_id: str,
+    revision: int,
+    plan: Plan,
+    call: CallMetadata,
+    *,
+    context: PassContext,
 ) -> tuple[object, ...]:
-    """The statement's parameters, $1..$13, in order."""
+    """The statement's parameters, $1..$18, in order."""
     return (
         agent_id,
         user_id,
@@ -134,32 +174,37 @@ def arguments(
         call.run_id,
         plan.summary,
         MAX_HISTORY_VERSIONS,
+        context.model,
+        context.latency_ms,
+        context.turn,
+        context.final,
+        context.with_call,
     )
 
 
 def _applied(row: asyncpg.Record) -> AppliedOp:
     # columns: kind, seq, id, body, first_at, second_at, version, prior, ...
-    kind, _, fact_id, _, first_at, second_at, version, prior = row[:8]
+    kind, _, fact_id, body, first_at, second_at, version, prior = row[:8]
     if kind == DELETED:
         return AppliedOp("delete", fact_id, version, None, first_at, second_at)
-    return AppliedOp(_CHANGES[kind], fact_id, version, prior, second_at, None)
+    return AppliedOp(_CHANGES[kind], fact_id, version, prior, second_at, None, body)
 
 
 def _fact(row: asyncpg.Record) -> Fact:
     return Fact(row[2], row[3], row[4], row[5])
 
 
-def decode(rows: Sequence[asyncpg.Record], before: Sequence[Fact]) -> AddOutcome | None:
+def decode(rows: Sequence[asyncpg.Record], before: Sequence[Fact]) -> Written | None:
     """The add's outcome; None when the revision had moved (the statement wrote nothing).
 
     `before` are the facts read with the revision the write compared against: as it passed,
     they were still the stored facts, so the final list is built from them and the changed rows
     (facts keep their insertion order; an update keeps its place).
     """
-    calls = [r for r in rows if r[0] == CALL]
-    if not calls:
+    heads = [r for r in rows if r[0] == REVISION]
+    if not heads:
         return None
-    c = calls[0]
+    head, calls = heads[0], [r for r in rows if r[0] == CALL]
     changed = {r[2]: r for r in rows if r[0] in (UPDATED, DELETED)}
     facts: list[Fact] = []
     for fact in before:
@@ -171,9 +216,10 @@ def decode(rows: Sequence[asyncpg.Record], before: Sequence[Fact]) -> AddOutcome
     facts.extend(_fact(r) for r in sorted((r for r in rows if r[0] == ADDED), key=lambda r: r[1]))
     order = {DELETED: 0, UPDATED: 1, ADDED: 2}
     applied = sorted((r for r in rows if r[0] in order), key=lambda r: (order[r[0]], r[1]))
-    return AddOutcome(
+    return Written(
         facts=tuple(facts),
-        call=CallRecord(c[2], c[4], c[8], c[9], c[10], c[3], c[5]),
-        revision=int(c[11]),
+        call=next((CallRecord(c[2], c[4], c[8], c[9], c[10], c[3], c[5]) for c in calls), None),
+        revision=int(head[11]),
         applied=tuple(_applied(r) for r in applied),
+        log_id=None if head[2] is None else int(head[2]),
     )

@@ -25,6 +25,7 @@ from callmemory.runtime import JOB_POOL_MAX, JOB_POOL_MIN, Runtime
 from lifecycle.call import CallSetup, MemoryCall, attach_memory
 from lifecycle.identity import JobMetadata, resolve_identity
 from lifecycle.opening import Opening, identity_key
+from lifecycle.pass_schedule import DEFAULT_CONSOLIDATE, Consolidate
 from lifecycle.plan import MemoryPlan, plan_memory
 from lifecycle.snapshot import take_snapshot
 from memory.api import Memory, open_memory
@@ -94,6 +95,7 @@ async def voice_call(
     barge_in: bool = False,
     llm_word_delay: float = 0.0,
     save_timeout: float = 5.0,
+    consolidate: Consolidate = DEFAULT_CONSOLIDATE,
 ) -> AsyncIterator[Harness]:
     """A call whose plan is already known; recall runs inside `budget` from call open."""
     opened_at = time.monotonic()
@@ -107,6 +109,7 @@ async def voice_call(
         barge_in=barge_in,
         word_delay=llm_word_delay,
         save_timeout=save_timeout,
+        consolidate=consolidate,
     ) as harness:
         yield harness
 
@@ -138,6 +141,7 @@ async def _call(
     barge_in: bool = False,
     word_delay: float = 0.0,
     save_timeout: float = 5.0,
+    consolidate: Consolidate = DEFAULT_CONSOLIDATE,
 ) -> AsyncIterator[Harness]:
     fake_llm = FakeLLM([GREETING, *replies], word_delay=word_delay)
     fake_stt = FakeSTT() if barge_in else None
@@ -148,7 +152,7 @@ async def _call(
     def register(cb: Callback) -> None:
         callbacks.append(cb)
 
-    setup = CallSetup(plan, datetime.now(UTC), "job-1", deadline, save_timeout)
+    setup = CallSetup(plan, datetime.now(UTC), "job-1", deadline, save_timeout, consolidate)
     agent = Greeter(INSTRUCTIONS)
     running = await attach_memory(session, agent, memory, setup, register_shutdown=register)
     await session.start(agent=agent)

@@ -75,6 +75,7 @@ async def test_delete_all_leaves_no_erased_text_in_any_table(
         f"{SCHEMA}.memory_facts",
         f"{SCHEMA}.memory_fact_versions",
         f"{SCHEMA}.memory_calls",
+        f"{SCHEMA}.memory_ops",  # the ops log holds fact text for its listeners
     }
     erased = await memory.delete_all("support", "u1")
     assert erased.data is not None and erased.data.deleted == 1 + 2  # facts + call records
@@ -82,6 +83,7 @@ async def test_delete_all_leaves_no_erased_text_in_any_table(
     assert set(await where_found(pool, kept)) == {
         f"{SCHEMA}.memory_facts",
         f"{SCHEMA}.memory_calls",
+        f"{SCHEMA}.memory_ops",  # the neighbour's events stay
     }
     left = await memory.history("support", "u1")
     assert left.data is not None and left.data.versions == ()

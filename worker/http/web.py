@@ -39,6 +39,7 @@ from worker.http import (
     routes_customers,
     routes_extraction,
     routes_health,
+    routes_ops,
     routes_page,
     routes_screen,
     routes_search,
@@ -77,6 +78,7 @@ ROUTES: tuple[Route, ...] = (
     *routes_extraction.ROUTES,
     *routes_activity.ROUTES,
     *routes_voice.ROUTES,
+    *routes_ops.ROUTES,
 )
 # static files of the test-call page and the Memory screen: no data and no key, so kept apart
 # from the API table

@@ -1,0 +1,58 @@
+"""When a call's turn passes run, as decisions over plain values (`lifecycle.passes` does them).
+
+Passes of one call never overlap: a reply that completes while a pass runs marks one pass
+pending, and however many replies complete meanwhile, one pass starts when the running one ends
+(coalesced: it covers all of them). Once the call is closing no pass starts; the final pass
+(`lifecycle.saving`) covers what no pass covered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal, TypeVar, get_args
+
+Consolidate = Literal["call.ended", "turn"]
+CONSOLIDATE_MODES: tuple[Consolidate, ...] = get_args(Consolidate)
+DEFAULT_CONSOLIDATE: Consolidate = "call.ended"
+M = TypeVar("M")
+
+
+@dataclass(frozen=True, slots=True)
+class PassState:
+    running: bool = False
+    pending: bool = False
+    closing: bool = False
+
+
+def on_reply(state: PassState) -> tuple[PassState, bool]:
+    """An agent reply completed: (next state, whether to start a pass now)."""
+    if state.closing:
+        return state, False
+    if state.running:
+        return replace(state, pending=True), False
+    return replace(state, running=True), True
+
+
+def on_pass_done(state: PassState) -> tuple[PassState, bool]:
+    """The running pass ended (saved, dropped or failed): start the pending one, if any."""
+    if state.pending and not state.closing:
+        return replace(state, pending=False), True
+    return replace(state, running=False, pending=False), False
+
+
+def on_closing(state: PassState) -> PassState:
+    """The call is ending: no more passes start; a running one is left to end."""
+    return replace(state, closing=True, pending=False)
+
+
+def uncovered(heard: Sequence[M], covered: int) -> list[M]:
+    """What no saved pass covered yet: the heard messages after the first `covered`."""
+    return list(heard[covered:])
+
+
+def final_part(heard: Sequence[M], covered: int, exchange: int = 2) -> list[M]:
+    """What the final pass reads: the rest of the call, or, when passes covered all of it, the
+    last exchange (so the call record still gets its summary); empty when nothing was heard."""
+    rest = uncovered(heard, covered)
+    return rest if rest else list(heard[-exchange:])

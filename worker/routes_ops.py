@@ -1,0 +1,57 @@
+"""The ops log over HTTP: one agent's `memory.ops` events after a cursor, oldest first.
+
+    GET /api/memory/ops?agentId=front-desk&after=0&limit=100     (scope memory:read)
+
+A consumer that was down keeps the last `id` it handled and asks for what came after it; the
+ids only grow, so it catches up in order. The events hold fact text (that is what they are
+for), so this route needs `memory:read` like the customer routes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from aiohttp import web
+
+from memory.errors import InvalidRequest
+from memory.ops_store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
+from worker.routes_context import CATALOG, POOL, Route, respond
+
+PATH = "/api/memory/ops"
+__all__ = ["MAX_CURSOR", "MAX_LIMIT", "ROUTES"]
+_PARAMS = frozenset({"agentId", "after", "limit"})
+
+
+def _integer(query: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    value = query.get(name)
+    if value is None:
+        return default
+    if not value.isascii() or not value.isdigit() or not low <= int(value) <= high:
+        raise InvalidRequest(f"{name}: must be an integer from {low} to {high}", field=name)
+    return int(value)
+
+
+def parse_query(query: Mapping[str, str]) -> tuple[str, int, int]:
+    """(agent id, cursor, limit) from the query; a bad one is a 400 naming the parameter."""
+    for name in query:
+        if name not in _PARAMS:
+            raise InvalidRequest(f"{name}: is not a known parameter", field=name)
+    agent_id = query.get("agentId")
+    if not agent_id:
+        raise InvalidRequest("agentId: is required", field="agentId")
+    after = _integer(query, "after", 0, 0, MAX_CURSOR)
+    return agent_id, after, _integer(query, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+
+
+async def get_ops(request: web.Request) -> web.Response:
+    for name in _PARAMS:
+        if len(request.query.getall(name, ())) > 1:
+            raise InvalidRequest(f"{name}: must be given once", field=name)
+    agent_id, after, limit = parse_query(request.query)
+    agent = request.app[CATALOG].get(agent_id)
+    events = await ops_after(request.app[POOL], agent.name, after, limit)
+    cursor = events[-1]["id"] if events else after
+    return respond({"agentId": agent.name, "events": events, "next": cursor})
+
+
+ROUTES = (Route("GET", PATH, get_ops, "memory:read"),)
