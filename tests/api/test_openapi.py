@@ -72,6 +72,8 @@ CALLS: list[Call] = [
     ("PUT", "/api/memory/extraction/model", {"reasoningEffort": "extreme"}, "admin"),  # 400
     ("GET", "/api/memory/activity?limit=5", None, "config-reader"),
     ("GET", "/api/memory/activity?limit=0", None, "config-reader"),  # 400
+    ("GET", "/api/memory/ops?agentId=support", None, "memory-reader"),
+    ("GET", "/api/memory/ops?agentId=support&limit=501", None, "memory-reader"),  # 400
     ("GET", "/api/voice/agents", None, "admin"),
     (
         "POST",

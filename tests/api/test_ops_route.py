@@ -10,7 +10,7 @@ from memory.api import Memory
 from tests.api.conftest import Client, auth
 from tests.memory.helpers import add_op
 from tests.model_server import ModelServer
-from worker.routes_ops import MAX_CURSOR, MAX_LIMIT
+from worker.http.routes_ops import MAX_CURSOR, MAX_LIMIT
 
 OPS = "/api/memory/ops"
 

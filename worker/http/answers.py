@@ -181,6 +181,42 @@ class Activity(_Answer):
     entries: list[ActivityItem]
 
 
+class OpItem(_Answer):
+    op: Literal["add", "update", "delete"]
+    id: str
+    version: str
+    supersedes: str | None
+    valid_from: Timestamp
+    valid_to: Timestamp | None
+    text: str | None
+
+
+class OpsMemory(_Answer):
+    revision: int
+
+
+class OpsEventItem(_Answer):
+    """One `memory.ops` event, as listeners and the data channel get it (snake_case: the
+    event's own JSON, not a route's camelCase)."""
+
+    id: int
+    agent_id: str
+    contact: str
+    call_id: str | None
+    turn: int | None
+    final: bool
+    ops: list[OpItem]
+    memory: OpsMemory
+    model: str
+    latency_ms: float
+
+
+class OpsLog(_Answer):
+    agentId: str
+    events: list[OpsEventItem]
+    next: int
+
+
 class VoiceAgent(_Answer):
     agentId: str
     identityKey: str | None

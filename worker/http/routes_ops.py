@@ -15,7 +15,8 @@ from aiohttp import web
 
 from memory.errors import InvalidRequest
 from memory.ops_store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
-from worker.routes_context import CATALOG, POOL, Route, respond
+from worker.http import answers
+from worker.http.routes_context import CATALOG, POOL, Route, respond
 
 PATH = "/api/memory/ops"
 __all__ = ["MAX_CURSOR", "MAX_LIMIT", "ROUTES"]
@@ -54,4 +55,14 @@ async def get_ops(request: web.Request) -> web.Response:
     return respond({"agentId": agent.name, "events": events, "next": cursor})
 
 
-ROUTES = (Route("GET", PATH, get_ops, "memory:read"),)
+ROUTES = (
+    Route(
+        "GET",
+        PATH,
+        get_ops,
+        "memory:read",
+        answers=((200, answers.OpsLog),),
+        query=("agentId", "after", "limit"),
+        summary="memory.ops events of one agent after a cursor, oldest first",
+    ),
+)
