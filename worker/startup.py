@@ -7,19 +7,19 @@ URL exported, so job processes inherit it instead of attaching themselves.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 
 import asyncpg
 import structlog
 
+from memory import environment
 from memory.config import ConfigError
 from memory.database import create_pool, database_url
 from memory.logs import configure_logging
 from memory.migrate import migrate
 from memory.settings_store import offer_code_bindings
 from worker.catalog import Catalog, default_catalog
-from worker.config import WorkerConfig, load_worker_config, require_livekit
+from worker.config import WorkerConfig, load_worker_config
 
 log = structlog.get_logger(__name__)
 
@@ -30,18 +30,15 @@ MIGRATE_VAR = "MEMORY_MIGRATE_ON_START"
 AGENT_VAR = "WORKER_AGENT"
 
 
-def migrations_enabled(env: Mapping[str, str] = os.environ) -> bool:
-    value = env.get(MIGRATE_VAR, "1").strip().lower()
-    if value not in {"0", "1", "true", "false", "yes", "no"}:
-        raise ConfigError(f"{MIGRATE_VAR} must be 1 or 0")
-    return value in {"1", "true", "yes"}
+def migrations_enabled(env: Mapping[str, str] | None = None) -> bool:
+    return environment.read(env).migrate_on_start
 
 
-def served_agent(catalog: Catalog, env: Mapping[str, str] = os.environ) -> str:
+def served_agent(catalog: Catalog, env: Mapping[str, str] | None = None) -> str:
     """The catalog agent this worker registers for (one agent name per worker process)."""
-    name = env.get(AGENT_VAR) or next(iter(catalog)).name
+    name = environment.read(env).worker_agent or next(iter(catalog)).name
     if name not in {a.name for a in catalog}:
-        raise ConfigError(f"{AGENT_VAR} names no agent in the catalog")
+        raise ConfigError(f"{AGENT_VAR}: names no agent in the catalog")
     return name
 
 
@@ -61,9 +58,7 @@ def needs_preparation(argv: Sequence[str]) -> bool:
 async def prepare_main_process(argv: Sequence[str]) -> tuple[WorkerConfig, str]:
     """Check configuration, resolve and prepare the database; returns config and agent name."""
     configure_logging()
-    if argv and argv[0] in NEEDS_LIVEKIT:
-        require_livekit()
-    config = load_worker_config()
+    config = load_worker_config(needs_livekit=bool(argv) and argv[0] in NEEDS_LIVEKIT)
     catalog = default_catalog()
     agent = served_agent(catalog)
     pool = await create_pool(database_url(), min_size=1, max_size=1)
