@@ -130,3 +130,20 @@ async def test_worker_help_and_download_files_need_no_configuration(tmp_path: Pa
     code, out, err = await run("worker", "--help", env={}, cwd=tmp_path)
     assert code == 0, err
     assert "start" in out and "download-files" in out
+
+
+async def test_a_missing_provider_key_is_one_line_naming_it(database_url: str) -> None:
+    code, out, err = await run(
+        "memory",
+        "add",
+        "support",
+        USER,
+        "examples/transcript.json",
+        env={"DATABASE_URL": database_url},
+    )
+    assert code == 1 and out == ""
+    assert "Traceback" not in err and "APIConnectionError" not in err
+    assert [line for line in err.splitlines() if "error:" in line] == [
+        "error: memory_model_failed: STACKBONE_MEMORY_API_KEY (or OPENAI_API_KEY) is not set:"
+        " the memory model provider needs a key"
+    ]
