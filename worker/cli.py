@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except typer.Exit as done:
         return int(done.exit_code)
     except typer.TyperException as usage:  # click's usage errors: unknown option, bad value
-        message = usage.format_message()  # type: ignore[attr-defined]
+        message = usage.format_message()
         if "\n" in message:  # a group called without a command: its help
             print(message, file=sys.stderr)
         else:

@@ -1,4 +1,4 @@
-"""A missing provider key is named (STACKBONE_MEMORY_API_KEY / OPENAI_API_KEY), not a client error."""
+"""A missing provider key is named (STACKBONE_MEMORY_API_KEY / OPENAI_API_KEY)."""
 
 from __future__ import annotations
 
