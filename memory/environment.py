@@ -132,6 +132,7 @@ class Environment(BaseSettings):
     call_save_timeout_seconds: Seconds | None = Field(None, alias="CALL_SAVE_TIMEOUT_SECONDS")
 
     # every process
+    otel_exporter_otlp_endpoint: str | None = Field(None, alias="OTEL_EXPORTER_OTLP_ENDPOINT")
     log_format: Annotated[Literal["console", "json"], BeforeValidator(_folded)] = Field(
         "console", alias="LOG_FORMAT"
     )
