@@ -1,4 +1,4 @@
-"""`python -m memory history` (`caller-memory memory history`): a person's fact versions as JSON, in a separate process."""
+"""`caller-memory memory history` (`python -m memory history`): versions as JSON."""
 
 from __future__ import annotations
 
