@@ -201,13 +201,22 @@ class Required:
         return [f"{self.names[0]}{alternatives}: is not set; {self.rule}"]
 
 
+def given_values(env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The model's variables as given (blank ones left out), before validation.
+
+    For checks that must run even when another variable is invalid, so that every problem is
+    named in one message.
+    """
+    return _MappingSource(os.environ if env is None else env)()
+
+
 def read(env: Mapping[str, str] | None = None, *, required: Sequence[Required] = ()) -> Environment:
     """The whole configuration from `env` (the process environment by default).
 
     Raises `ConfigError` listing every missing (`required`) or invalid variable, one per line
     (`NAME: rule`), never the value given.
     """
-    given = _MappingSource(os.environ if env is None else env)()
+    given = given_values(env)
     lines = [line for requirement in required for line in requirement.problem(given)]
     try:
         settings = Environment(**given)

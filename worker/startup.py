@@ -36,7 +36,7 @@ def migrations_enabled(env: Mapping[str, str] | None = None) -> bool:
 
 def served_agent(catalog: Catalog, env: Mapping[str, str] | None = None) -> str:
     """The catalog agent this worker registers for (one agent name per worker process)."""
-    name = environment.read(env).worker_agent or next(iter(catalog)).name
+    name = environment.given_values(env).get(AGENT_VAR) or next(iter(catalog)).name
     if name not in {a.name for a in catalog}:
         raise ConfigError(f"{AGENT_VAR}: names no agent in the catalog")
     return name
@@ -55,12 +55,27 @@ def needs_preparation(argv: Sequence[str]) -> bool:
     return bool(argv) and argv[0] not in NO_PREPARATION
 
 
+def _checked(*, needs_livekit: bool) -> tuple[WorkerConfig, str]:
+    """The configuration and the served agent, every problem of both in one `ConfigError`."""
+    lines: list[str] = []
+    try:
+        config = load_worker_config(needs_livekit=needs_livekit)
+    except ConfigError as exc:
+        lines.extend(str(exc).splitlines())
+    try:
+        agent = served_agent(default_catalog())
+    except ConfigError as exc:
+        lines.extend(str(exc).splitlines())
+    if lines:
+        raise ConfigError("\n".join(lines))
+    return config, agent
+
+
 async def prepare_main_process(argv: Sequence[str]) -> tuple[WorkerConfig, str]:
     """Check configuration, resolve and prepare the database; returns config and agent name."""
     configure_logging()
-    config = load_worker_config(needs_livekit=bool(argv) and argv[0] in NEEDS_LIVEKIT)
+    config, agent = _checked(needs_livekit=bool(argv) and argv[0] in NEEDS_LIVEKIT)
     catalog = default_catalog()
-    agent = served_agent(catalog)
     pool = await create_pool(database_url(), min_size=1, max_size=1)
     try:
         await prepare_database(pool, catalog)

@@ -54,6 +54,7 @@ async def test_worker_names_every_missing_and_bad_variable(tmp_path: Path) -> No
         "LIVEKIT_URL": "ws://127.0.0.1:1",
         "CALL_RECALL_BUDGET_SECONDS": "0",
         "LOG_FORMAT": "xml",
+        "WORKER_AGENT": "nobody",
     }
     code, err = await run("worker.agent", "start", env=env, cwd=tmp_path)
     assert code == 2 and "Traceback" not in err
@@ -63,6 +64,7 @@ async def test_worker_names_every_missing_and_bad_variable(tmp_path: Path) -> No
         "OPENAI_API_KEY (or VOICE_API_KEY)",
         "CALL_RECALL_BUDGET_SECONDS",
         "LOG_FORMAT",
+        "WORKER_AGENT",
     ]
 
 
