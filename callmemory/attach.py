@@ -38,7 +38,7 @@ from lifecycle.identity import parse_job_metadata, resolve_identity
 from lifecycle.metrics import MEMORY_READY_SECONDS
 from lifecycle.opening import Opened, Opening, identity_key
 from lifecycle.pass_schedule import CONSOLIDATE_MODES, DEFAULT_CONSOLIDATE, Consolidate
-from memory import requests
+from memory import environment, requests
 from memory.config import ConfigError
 from memory.errors import InvalidRequest
 from memory.listeners import Listener, Listeners
@@ -86,6 +86,7 @@ class CallerMemory:
 
         The environment is read again in each job process, which inherits it.
         """
+        environment.load_env_local()  # `.env.local`, for this process and its job processes
         load_call_config()
         return cls(agent_id, defaults or CodeDefaults())
 

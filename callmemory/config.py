@@ -6,12 +6,11 @@ own session. Malformed values raise `ConfigError` naming the variable.
 
 from __future__ import annotations
 
-import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from memory.config import ConfigError, MemoryConfig
+from memory import environment
+from memory.config import MemoryConfig
 from memory.database import PoolTimeouts
 
 RECALL_BUDGET_VAR = "CALL_RECALL_BUDGET_SECONDS"
@@ -39,30 +38,19 @@ class CallConfig:
         return self.save_timeout_seconds + SHUTDOWN_PROCESS_TIMEOUT_MARGIN
 
 
-def seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    """A positive, finite number of seconds from `env[name]`, or `default` when unset."""
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ConfigError(f"{name} must be a finite number greater than 0")
-    return value
+def load_call_config(env: Mapping[str, str] | None = None) -> CallConfig:
+    """The call's configuration from the one settings model (the process environment by default)."""
+    return call_config(environment.read(env))
 
 
-def load_call_config(env: Mapping[str, str] = os.environ) -> CallConfig:
-    memory = MemoryConfig.from_env(env)
-    save_timeout = seconds(
-        env, SAVE_TIMEOUT_VAR, memory.timeout_seconds + SAVE_TIMEOUT_OVER_EXTRACTION
+def call_config(env: environment.Environment) -> CallConfig:
+    memory = MemoryConfig.from_environment(env)
+    save_timeout = env.call_save_timeout_seconds or (
+        memory.timeout_seconds + SAVE_TIMEOUT_OVER_EXTRACTION
     )
-    if save_timeout <= memory.timeout_seconds:
-        raise ConfigError(f"{SAVE_TIMEOUT_VAR} must exceed STACKBONE_MEMORY_TIMEOUT_SECONDS")
     return CallConfig(
         memory=memory,
-        recall_budget_seconds=seconds(env, RECALL_BUDGET_VAR, DEFAULT_RECALL_BUDGET_SECONDS),
+        recall_budget_seconds=env.call_recall_budget_seconds,
         save_timeout_seconds=save_timeout,
-        database=PoolTimeouts.from_env(env),
+        database=PoolTimeouts.from_environment(env),
     )

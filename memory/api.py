@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import structlog
 
-from memory import requests
+from memory import requests, tracing
 from memory.brief import parse_brief
 from memory.config import MemoryConfig, resolve_choice
 from memory.embeddings import EmbeddingModel
@@ -89,7 +89,16 @@ class Memory:
             await self._store.ensure_capability()
             return await self._store.recall(*scope, limit)
 
-        return await _enveloped(work)
+        with tracing.span("memory.recall", agent_id) as span:
+            result = await _enveloped(work)
+            found = result.data
+            tracing.finish(
+                span,
+                None if result.error is None else result.error.code,
+                facts=None if found is None else len(found.facts),
+                calls=None if found is None else len(found.calls),
+            )
+        return result
 
     async def history(self, agent_id: object, user_id: object) -> Result[History]:
         """Every kept version of the person's facts, current ones included (see `History`)."""
@@ -150,13 +159,21 @@ class Memory:
     async def _pass(self, request: _Pass) -> Result[Written]:
         agent_id = request.agent_id
         record = ExtractionRecord(agent_id=agent_id if isinstance(agent_id, str) else "")
-        try:
-            return Result.ok(await self._add(record, request))
-        except MemoryFailure as failure:
-            record.outcome, record.error_code = "failed", failure.code
-            return Result.failed(failure)
-        finally:
-            record.emit()
+        with tracing.span("memory.save", agent_id) as span:
+            try:
+                return Result.ok(await self._add(record, request))
+            except MemoryFailure as failure:
+                record.outcome, record.error_code = "failed", failure.code
+                return Result.failed(failure)
+            finally:
+                record.emit()
+                tracing.finish(
+                    span,
+                    record.error_code,
+                    model=record.model,
+                    prompt_tokens=record.prompt_tokens,
+                    completion_tokens=record.completion_tokens,
+                )
 
     async def _guidance(self) -> str | None:
         """Published guidance; if it cannot be read, the built-in guidance runs and that is logged.

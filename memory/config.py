@@ -7,9 +7,12 @@ platform default. Reasoning effort: stored selection, then client option, then
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory.environment import Environment
 
 DEFAULT_MODEL = "openai/gpt-5.6-luna"
 DEFAULT_REASONING_EFFORT = "high"
@@ -56,33 +59,25 @@ class MemoryConfig:
             )
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ, **options: object) -> MemoryConfig:
+    def from_env(cls, env: Mapping[str, str] | None = None, **options: object) -> MemoryConfig:
         """Read the environment; keyword options are the client's own settings."""
-        timeout_seconds = _seconds(env, "STACKBONE_MEMORY_TIMEOUT_SECONDS", DEFAULT_TIMEOUT_SECONDS)
-        embedding_timeout = _seconds(
-            env, "STACKBONE_MEMORY_EMBEDDING_TIMEOUT_SECONDS", DEFAULT_EMBEDDING_TIMEOUT_SECONDS
-        )
-        response_format = env.get("STACKBONE_MEMORY_RESPONSE_FORMAT", "json_schema")
-        if response_format not in ("json_schema", "json_object"):
-            raise ConfigError("STACKBONE_MEMORY_RESPONSE_FORMAT must be json_schema or json_object")
+        from memory.environment import read  # noqa: PLC0415  (the model builds on this module)
+
+        return cls.from_environment(read(env), **options)
+
+    @classmethod
+    def from_environment(cls, env: Environment, **options: object) -> MemoryConfig:
         return cls(
-            base_url=env.get("STACKBONE_MEMORY_BASE_URL") or env.get("OPENAI_BASE_URL"),
-            api_key=env.get("STACKBONE_MEMORY_API_KEY") or env.get("OPENAI_API_KEY"),
-            env_model=env.get("STACKBONE_MEMORY_MODEL") or None,
-            env_reasoning_effort=env.get("STACKBONE_MEMORY_REASONING_EFFORT") or None,
-            timeout_seconds=timeout_seconds,
-            structured_output=response_format == "json_schema",
-            embedding_model=env.get("STACKBONE_MEMORY_EMBEDDING_MODEL") or None,
-            embedding_timeout_seconds=embedding_timeout,
+            base_url=env.memory_base_url or env.openai_base_url,
+            api_key=env.memory_api_key or env.openai_api_key,
+            env_model=env.memory_model,
+            env_reasoning_effort=env.memory_reasoning_effort,
+            timeout_seconds=env.memory_timeout_seconds,
+            structured_output=env.memory_response_format == "json_schema",
+            embedding_model=env.memory_embedding_model,
+            embedding_timeout_seconds=env.memory_embedding_timeout_seconds,
             **options,  # type: ignore[arg-type]
         )
-
-
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    try:
-        return float(env.get(name, str(default)))
-    except ValueError:
-        raise ConfigError(f"{name} must be a number") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import math
 import os
 import time
 import warnings
@@ -27,7 +26,7 @@ import asyncpg
 import platformdirs
 import structlog
 
-from memory.config import ConfigError
+from memory import environment
 
 log = structlog.get_logger(__name__)
 
@@ -49,7 +48,7 @@ def import_pgserver() -> ModuleType:
 
 def default_data_dir() -> Path:
     """`MEMORY_PGDATA`, else a per-user data directory (root's stays out of /root)."""
-    if configured := os.environ.get("MEMORY_PGDATA"):
+    if configured := environment.read().memory_pgdata:
         return Path(configured)
     if os.name != "nt" and os.geteuid() == 0:
         # the package opens every parent of the data dir to other users when running as root
@@ -221,7 +220,7 @@ def start_embedded(data_dir: Path, *, cleanup_mode: str | None = "stop") -> str:
 
 def database_url() -> str:
     """The database URL for this process, starting the embedded server when none is set."""
-    if url := os.environ.get("DATABASE_URL"):
+    if url := environment.read().database_url:
         return url
     url = start_embedded(default_data_dir())
     os.environ["DATABASE_URL"] = url
@@ -261,13 +260,15 @@ class PoolTimeouts:
     lock_seconds: float = DEFAULT_LOCK_SECONDS
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> PoolTimeouts:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> PoolTimeouts:
+        return cls.from_environment(environment.read(env))
+
+    @classmethod
+    def from_environment(cls, env: environment.Environment) -> PoolTimeouts:
         return cls(
-            command_seconds=_seconds(
-                env, COMMAND_TIMEOUT_VAR, DEFAULT_COMMAND_SECONDS, allow_zero=False
-            ),
-            statement_seconds=_seconds(env, STATEMENT_TIMEOUT_VAR, DEFAULT_STATEMENT_SECONDS),
-            lock_seconds=_seconds(env, LOCK_TIMEOUT_VAR, DEFAULT_LOCK_SECONDS),
+            command_seconds=env.database_command_timeout_seconds,
+            statement_seconds=env.database_statement_timeout_seconds,
+            lock_seconds=env.database_lock_timeout_seconds,
         )
 
     def server_settings(self) -> dict[str, str]:
@@ -280,22 +281,6 @@ class PoolTimeouts:
 COMMAND_TIMEOUT_VAR = "DATABASE_COMMAND_TIMEOUT_SECONDS"
 STATEMENT_TIMEOUT_VAR = "DATABASE_STATEMENT_TIMEOUT_SECONDS"
 LOCK_TIMEOUT_VAR = "DATABASE_LOCK_TIMEOUT_SECONDS"
-
-
-def _seconds(
-    env: Mapping[str, str], name: str, default: float, *, allow_zero: bool = True
-) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a number of seconds") from None
-    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        rule = "0 or more" if allow_zero else "greater than 0"
-        raise ConfigError(f"{name} must be {rule}")
-    return value
 
 
 def new_pool(

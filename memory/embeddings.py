@@ -14,7 +14,8 @@ from collections.abc import Sequence
 import openai
 
 from memory.config import MemoryConfig
-from memory.errors import InvalidModelOutput, ModelFailed
+from memory.errors import InvalidModelOutput
+from memory.provider import check_key, request_failed
 
 EMBEDDING_DIMENSIONS = 512
 MAX_BATCH = 64  # texts per embedding request
@@ -52,6 +53,7 @@ class EmbeddingModel:
 
     def __init__(self, config: MemoryConfig) -> None:
         self.model = config.embedding_model
+        self._config = config
         self._client = openai.AsyncOpenAI(
             base_url=config.base_url,
             api_key=config.api_key or "not-configured",
@@ -62,6 +64,7 @@ class EmbeddingModel:
     async def embed(self, texts: Sequence[str]) -> tuple[str, ...]:
         """One request for up to `MAX_BATCH` texts; vector literals in the same order."""
         assert self.model is not None and 0 < len(texts) <= MAX_BATCH
+        check_key(self._config)
         try:
             response = await self._client.embeddings.create(
                 model=self.model,
@@ -70,7 +73,8 @@ class EmbeddingModel:
                 encoding_format="float",
             )
         except openai.APIError as exc:
-            raise ModelFailed(f"embedding request failed: {type(exc).__name__}") from exc
+            keyed = self._config.api_key is not None
+            raise request_failed("embedding request", exc, keyed) from exc
         return vectors(getattr(response, "data", None), len(texts))
 
     async def aclose(self) -> None:

@@ -83,10 +83,31 @@ def read_completion(content_type: str | None, body: bytes) -> Completion:
     return Completion(choice.message.content, usage.prompt_tokens, usage.completion_tokens)
 
 
+KEY_VARIABLES = "STACKBONE_MEMORY_API_KEY (or OPENAI_API_KEY)"
+MISSING_KEY = f"{KEY_VARIABLES} is not set: the memory model provider needs a key"
+
+
+def request_failed(what: str, exc: openai.APIError, keyed: bool) -> ModelFailed:
+    """A failed provider request; without a key, the message names the variable to set."""
+    hint = "" if keyed else f"; {KEY_VARIABLES} is not set"
+    return ModelFailed(f"{what} failed: {type(exc).__name__}{hint}")
+
+
+def check_key(config: MemoryConfig) -> None:
+    """OpenAI itself (no base URL) always needs a key: name the variable, send nothing.
+
+    A keyless request to another endpoint (a local server) is tried; its failure says the key
+    is not set.
+    """
+    if config.api_key is None and config.base_url is None:
+        raise ModelFailed(MISSING_KEY)
+
+
 class ExtractionModel:
     """Chat Completions with automatic retries turned off."""
 
     def __init__(self, config: MemoryConfig) -> None:
+        self._config = config
         self._client = openai.AsyncOpenAI(
             base_url=config.base_url,
             api_key=config.api_key or "not-configured",
@@ -100,6 +121,7 @@ class ExtractionModel:
         messages: Sequence[dict[str, str]],
         response_format: dict[str, Any],
     ) -> Completion:
+        check_key(self._config)
         create = self._client.chat.completions.with_raw_response.create
         try:
             # plain dicts stand in for the SDK's TypedDicts; the values were built by this package
@@ -111,7 +133,8 @@ class ExtractionModel:
             )
             body = raw.content
         except openai.APIError as exc:
-            raise ModelFailed(f"model provider request failed: {type(exc).__name__}") from exc
+            keyed = self._config.api_key is not None
+            raise request_failed("model provider request", exc, keyed) from exc
         return read_completion(raw.headers.get("content-type"), body)
 
     async def aclose(self) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from livekit.agents import AgentServer, AgentSession, JobContext, cli
 
 from callmemory import CallerMemory
 from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN
+from memory import environment
 from memory.config import ConfigError
 from worker.catalog import default_catalog
 from worker.config import VoiceModels, load_worker_config
@@ -76,11 +76,12 @@ def main() -> None:
     if not needs_preparation(sys.argv[1:]):
         cli.run_app(build_server(next(iter(default_catalog())).name, SAVE_TIMEOUT_FOR_HELP))
         return
+    environment.load_env_local()
     try:
         config, agent_name = asyncio.run(prepare_main_process(sys.argv[1:]))
         port = metrics_port(variable=WORKER_METRICS_VAR)
     except ConfigError as exc:
-        print(f"configuration error: {exc}", file=sys.stderr)
+        print(environment.report(exc), file=sys.stderr)
         raise SystemExit(2) from None
     timeout = config.call.save_timeout_seconds
     metrics_dir = None if port is None else multiprocess_dir()
@@ -89,7 +90,8 @@ def main() -> None:
 
 def multiprocess_dir() -> str:
     """`PROMETHEUS_MULTIPROC_DIR`, else a per-process directory livekit empties at start."""
-    return os.environ.get(MULTIPROC_VAR) or tempfile.mkdtemp(prefix="caller-memory-metrics-")
+    configured = environment.read().prometheus_multiproc_dir
+    return configured or tempfile.mkdtemp(prefix="caller-memory-metrics-")
 
 
 if __name__ == "__main__":

@@ -1,72 +1,129 @@
-"""Operator commands (`caller-memory ...` or `python -m worker.cli ...`).
+"""`caller-memory`, the one command: `memory ...`, `dial`, `web` and `worker`.
+
+Results print as JSON on stdout in the HTTP API's shape (camelCase keys, ISO timestamps). A
+refusal prints one `error: ...` line on stderr: exit code 2 for bad input or configuration, 1
+when something else failed (the database, the model provider, LiveKit). Never a traceback.
 
 `dial` starts an outbound call the way `POST /api/voice/calls` does: it dispatches the agent
 into a new room with the number and trunk in server-owned job metadata, and the job dials. It
-reads the same LiveKit variables as the web process and prints the room name, never the number.
+prints the room, never the number. `worker` hands its arguments to the LiveKit agents CLI
+(`caller-memory worker start`), `web` serves the HTTP API.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import os
+import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import Annotated, Any
 
+import typer
+
+from memory import environment
 from memory.config import ConfigError
 from memory.logs import configure_logging
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
 from worker.catalog import UnknownAgent, default_catalog
 from worker.dispatcher import Dispatcher, LiveKitFailed
 from worker.identities import outbound_metadata
-from worker.voice_settings import TRUNK_VAR, load_voice_settings
+from worker.memory_commands import memory_app
+from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused
+from worker.voice_settings import LIVEKIT_TOGETHER, TRUNK_VAR, voice_settings
 
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+app = typer.Typer(
+    name="caller-memory",
+    help=__doc__.split("\n\n")[0] if __doc__ else None,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    no_args_is_help=True,
+)
+app.add_typer(memory_app, name="memory")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="caller-memory", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    dial = commands.add_parser("dial", help="start an outbound call with an agent")
-    dial.add_argument("--agent", required=True, help="agent id from the catalog")
-    dial.add_argument("--to", required=True, help="destination number, e.g. +34600111222")
-    dial.add_argument("--trunk", help=f"outbound trunk id (default: ${TRUNK_VAR})")
-    return parser
+def print_json(body: dict[str, Any]) -> None:
+    print(json.dumps(body, ensure_ascii=False, indent=2))
 
 
-async def _dial(dispatcher: Dispatcher, agent: str, number: str, trunk: str) -> str:
+async def _dial(dispatcher: Dispatcher, agent: str, number: str, trunk: str) -> dict[str, Any]:
     call = await dispatcher.start_outbound(agent, outbound_metadata(number, trunk), trunk)
-    return call.room_name
+    return {
+        "agentId": agent,
+        "roomName": call.room_name,
+        "dispatchId": call.dispatch_id,
+        "trunkId": call.trunk_id,
+    }
 
 
-def run_dial(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    """Validate everything locally, then dispatch; a refusal prints why and exits non-zero."""
+@app.command()
+def dial(
+    agent: Annotated[str, typer.Option(help="agent id from the catalog")],
+    to: Annotated[str, typer.Option(help="destination number, e.g. +34600111222")],
+    trunk: Annotated[
+        str | None, typer.Option(help=f"outbound trunk (default ${TRUNK_VAR})")
+    ] = None,
+) -> None:
+    """Start an outbound call with an agent (validated here before LiveKit is asked)."""
     try:
-        settings = load_voice_settings(env)
+        settings = voice_settings(environment.read(required=(LIVEKIT_TOGETHER,)))
         if settings is None:
             raise ConfigError("LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are not set")
-        agent = default_catalog().get(args.agent)
-        number = check_destination(args.to)
-        trunk = check_trunk_id(args.trunk or settings.outbound_trunk_id or "")
-    except (ConfigError, UnknownAgent, InvalidDestination) as exc:
-        print(f"error: {getattr(exc, 'message', exc)}", file=sys.stderr)
-        return EXIT_USAGE
+        spec = default_catalog().get(agent)
+        number = check_destination(to)
+        trunk_id = check_trunk_id(trunk or settings.outbound_trunk_id or "")
+    except (UnknownAgent, InvalidDestination) as exc:
+        raise Refused(EXIT_USAGE, exc.message) from None
     try:
-        room = asyncio.run(_dial(Dispatcher(settings), agent.name, number, trunk))
+        body = asyncio.run(_dial(Dispatcher(settings), spec.name, number, trunk_id))
     except LiveKitFailed as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return EXIT_FAILED
-    print(f"dispatched {agent.name} to dial in room {room}")
-    return 0
+        raise Refused(EXIT_FAILED, exc.message) from None
+    print_json(body)
 
 
-def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ) -> int:
+@app.command()
+def web() -> None:
+    """Serve the HTTP API (and `/metrics` when WEB_METRICS_PORT is set)."""
+    from worker.http import web as web_process  # noqa: PLC0415  (aiohttp app only when serving)
+
+    raise typer.Exit(web_process.main())
+
+
+PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+@app.command(context_settings=PASS_THROUGH, add_help_option=False)
+def worker(ctx: typer.Context) -> None:
+    """Run the LiveKit worker: `start`, `dev`, `connect`, `console`, `download-files`, `--help`."""
+    from worker import agent  # noqa: PLC0415  (livekit's CLI only when running the worker)
+
+    sys.argv = ["caller-memory worker", *ctx.args]
+    agent.main()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every refusal is one line on stderr and an exit code, never a trace."""
+    environment.load_env_local()
     configure_logging(install_handler=True)
-    args = _parser().parse_args(argv)
-    if args.command == "dial":
-        return run_dial(args, env)
-    return EXIT_USAGE  # pragma: no cover - argparse refuses unknown commands
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = app(args, standalone_mode=False, prog_name="caller-memory")
+    except ConfigError as exc:
+        print(environment.report(exc), file=sys.stderr)
+        return EXIT_USAGE
+    except Refused as refusal:
+        print(f"error: {refusal.message}", file=sys.stderr)
+        return refusal.exit_code
+    except typer.Exit as done:
+        return int(done.exit_code)
+    except typer.TyperException as usage:  # click's usage errors: unknown option, bad value
+        message = usage.format_message()
+        if "\n" in message:  # a group called without a command: its help
+            print(message, file=sys.stderr)
+        else:
+            print(f"error: {message}", file=sys.stderr)
+        return int(getattr(usage, "exit_code", EXIT_USAGE))
+    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":

@@ -1,16 +1,17 @@
-"""Configuration of the voice worker, read once from the environment.
+"""Configuration of the voice worker, built from the one settings model (`memory.environment`).
 
-Missing or malformed values raise `ConfigError` with a message naming the variable, which the
-CLI prints instead of a stack trace.
+Missing or malformed values raise `ConfigError` naming every such variable, one per line,
+which the CLI prints instead of a stack trace.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
-from callmemory.config import CallConfig, load_call_config, seconds
+from callmemory.config import CallConfig, call_config
+from memory import environment
 from memory.config import ConfigError
 
 REQUIRED_LIVEKIT = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
@@ -40,31 +41,51 @@ class WorkerConfig:
     call: CallConfig  # memory on the call: provider, pre-greeting deadline, save timeout
 
 
-def require_livekit(env: Mapping[str, str] = os.environ) -> None:
-    """The worker needs a LiveKit deployment; name the first missing variable."""
-    for name in REQUIRED_LIVEKIT:
-        if not env.get(name):
-            raise ConfigError(f"{name} is not set: the worker needs a LiveKit deployment")
+LIVEKIT_NEEDED: Final = tuple(
+    environment.Required((name,), "the worker needs a LiveKit deployment")
+    for name in REQUIRED_LIVEKIT
+)
+VOICE_KEY_NEEDED: Final = environment.Required(
+    ("OPENAI_API_KEY", "VOICE_API_KEY"), "needed for STT/LLM/TTS"
+)
 
 
-def load_voice_models(env: Mapping[str, str] = os.environ) -> VoiceModels:
-    api_key = env.get("VOICE_API_KEY") or env.get("OPENAI_API_KEY")
+def worker_requirements(needs_livekit: bool) -> tuple[environment.Required, ...]:
+    """What the worker's main process needs: LiveKit (to serve calls) and the voice key."""
+    return (*LIVEKIT_NEEDED, VOICE_KEY_NEEDED) if needs_livekit else (VOICE_KEY_NEEDED,)
+
+
+def require_livekit(env: Mapping[str, str] | None = None) -> None:
+    """The worker needs a LiveKit deployment; names every missing variable."""
+    environment.read(env, required=LIVEKIT_NEEDED)
+
+
+def load_voice_models(env: Mapping[str, str] | None = None) -> VoiceModels:
+    return voice_models(environment.read(env, required=(VOICE_KEY_NEEDED,)))
+
+
+def voice_models(env: environment.Environment) -> VoiceModels:
+    api_key = env.voice_api_key or env.openai_api_key
     if not api_key:
-        raise ConfigError("OPENAI_API_KEY (or VOICE_API_KEY) is not set: needed for STT/LLM/TTS")
+        raise ConfigError("OPENAI_API_KEY (or VOICE_API_KEY): is not set; needed for STT/LLM/TTS")
     return VoiceModels(
-        base_url=env.get("VOICE_BASE_URL") or env.get("OPENAI_BASE_URL") or None,
+        base_url=env.voice_base_url or env.openai_base_url,
         api_key=api_key,
-        llm=env.get("VOICE_LLM_MODEL") or DEFAULT_LLM,
-        stt=env.get("VOICE_STT_MODEL") or DEFAULT_STT,
-        tts=env.get("VOICE_TTS_MODEL") or DEFAULT_TTS,
-        voice=env.get("VOICE_TTS_VOICE") or DEFAULT_VOICE,
+        llm=env.voice_llm_model,
+        stt=env.voice_stt_model,
+        tts=env.voice_tts_model,
+        voice=env.voice_tts_voice,
     )
 
 
-def load_worker_config(env: Mapping[str, str] = os.environ) -> WorkerConfig:
-    return WorkerConfig(models=load_voice_models(env), call=load_call_config(env))
+def load_worker_config(
+    env: Mapping[str, str] | None = None, *, needs_livekit: bool = False
+) -> WorkerConfig:
+    """The worker's whole configuration; every missing or invalid variable named at once."""
+    settings = environment.read(env, required=worker_requirements(needs_livekit))
+    return WorkerConfig(models=voice_models(settings), call=call_config(settings))
 
 
-def web_database_deadline(env: Mapping[str, str] = os.environ) -> float:
+def web_database_deadline(env: Mapping[str, str] | None = None) -> float:
     """How long any HTTP route (and `/healthz`) may wait for the database."""
-    return seconds(env, WEB_DATABASE_DEADLINE_VAR, DEFAULT_WEB_DATABASE_DEADLINE_SECONDS)
+    return environment.read(env).web_database_deadline_seconds

@@ -7,19 +7,19 @@ URL exported, so job processes inherit it instead of attaching themselves.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 
 import asyncpg
 import structlog
 
+from memory import environment
 from memory.config import ConfigError
 from memory.database import create_pool, database_url
 from memory.logs import configure_logging
 from memory.migrate import migrate
 from memory.settings_store import offer_code_bindings
 from worker.catalog import Catalog, default_catalog
-from worker.config import WorkerConfig, load_worker_config, require_livekit
+from worker.config import WorkerConfig, load_worker_config
 
 log = structlog.get_logger(__name__)
 
@@ -30,18 +30,15 @@ MIGRATE_VAR = "MEMORY_MIGRATE_ON_START"
 AGENT_VAR = "WORKER_AGENT"
 
 
-def migrations_enabled(env: Mapping[str, str] = os.environ) -> bool:
-    value = env.get(MIGRATE_VAR, "1").strip().lower()
-    if value not in {"0", "1", "true", "false", "yes", "no"}:
-        raise ConfigError(f"{MIGRATE_VAR} must be 1 or 0")
-    return value in {"1", "true", "yes"}
+def migrations_enabled(env: Mapping[str, str] | None = None) -> bool:
+    return environment.read(env).migrate_on_start
 
 
-def served_agent(catalog: Catalog, env: Mapping[str, str] = os.environ) -> str:
+def served_agent(catalog: Catalog, env: Mapping[str, str] | None = None) -> str:
     """The catalog agent this worker registers for (one agent name per worker process)."""
-    name = env.get(AGENT_VAR) or next(iter(catalog)).name
+    name = environment.given_values(env).get(AGENT_VAR) or next(iter(catalog)).name
     if name not in {a.name for a in catalog}:
-        raise ConfigError(f"{AGENT_VAR} names no agent in the catalog")
+        raise ConfigError(f"{AGENT_VAR}: names no agent in the catalog")
     return name
 
 
@@ -58,14 +55,27 @@ def needs_preparation(argv: Sequence[str]) -> bool:
     return bool(argv) and argv[0] not in NO_PREPARATION
 
 
+def _checked(*, needs_livekit: bool) -> tuple[WorkerConfig, str]:
+    """The configuration and the served agent, every problem of both in one `ConfigError`."""
+    lines: list[str] = []
+    try:
+        config = load_worker_config(needs_livekit=needs_livekit)
+    except ConfigError as exc:
+        lines.extend(str(exc).splitlines())
+    try:
+        agent = served_agent(default_catalog())
+    except ConfigError as exc:
+        lines.extend(str(exc).splitlines())
+    if lines:
+        raise ConfigError("\n".join(lines))
+    return config, agent
+
+
 async def prepare_main_process(argv: Sequence[str]) -> tuple[WorkerConfig, str]:
     """Check configuration, resolve and prepare the database; returns config and agent name."""
     configure_logging()
-    if argv and argv[0] in NEEDS_LIVEKIT:
-        require_livekit()
-    config = load_worker_config()
+    config, agent = _checked(needs_livekit=bool(argv) and argv[0] in NEEDS_LIVEKIT)
     catalog = default_catalog()
-    agent = served_agent(catalog)
     pool = await create_pool(database_url(), min_size=1, max_size=1)
     try:
         await prepare_database(pool, catalog)

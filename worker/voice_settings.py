@@ -7,13 +7,12 @@ configuration (a URL without a secret, say) stops the process with the variable'
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Final
 
-from memory.config import ConfigError
+from memory import environment
 
 URL_VAR: Final = "LIVEKIT_URL"
 KEY_VAR: Final = "LIVEKIT_API_KEY"
@@ -39,32 +38,25 @@ class VoiceSettings:
     outbound_trunk_id: str | None = None
 
 
-def _token_ttl(env: Mapping[str, str]) -> timedelta:
-    raw = env.get(TOKEN_TTL_VAR)
-    if not raw:
-        return DEFAULT_TOKEN_TTL
-    try:
-        ttl = timedelta(seconds=int(raw))
-    except ValueError:
-        raise ConfigError(f"{TOKEN_TTL_VAR} must be a whole number of seconds") from None
-    if not MIN_TOKEN_TTL <= ttl <= MAX_TOKEN_TTL:
-        raise ConfigError(f"{TOKEN_TTL_VAR} must be between 30 and 3600 seconds")
-    return ttl
+LIVEKIT_TOGETHER: Final = environment.Required(
+    (URL_VAR, KEY_VAR, SECRET_VAR), "the voice routes need all LiveKit variables", together=True
+)
 
 
-def load_voice_settings(env: Mapping[str, str] = os.environ) -> VoiceSettings | None:
+def load_voice_settings(env: Mapping[str, str] | None = None) -> VoiceSettings | None:
     """The settings, or None when no LiveKit variable is set at all."""
-    given = {name: env.get(name, "") for name in (URL_VAR, KEY_VAR, SECRET_VAR)}
-    if not any(given.values()):
+    return voice_settings(environment.read(env, required=(LIVEKIT_TOGETHER,)))
+
+
+def voice_settings(env: environment.Environment) -> VoiceSettings | None:
+    """From a model read with `LIVEKIT_TOGETHER` required: all three variables or none."""
+    if not (env.livekit_url and env.livekit_api_key and env.livekit_api_secret):
         return None
-    for name, value in given.items():
-        if not value:
-            raise ConfigError(f"{name} is not set: the voice routes need all LiveKit variables")
     return VoiceSettings(
-        url=given[URL_VAR],
-        api_key=given[KEY_VAR],
-        api_secret=given[SECRET_VAR],
-        public_url=env.get(PUBLIC_URL_VAR) or given[URL_VAR],
-        token_ttl=_token_ttl(env),
-        outbound_trunk_id=env.get(TRUNK_VAR) or None,
+        url=env.livekit_url,
+        api_key=env.livekit_api_key,
+        api_secret=env.livekit_api_secret,
+        public_url=env.livekit_public_url or env.livekit_url,
+        token_ttl=timedelta(seconds=env.voice_room_token_ttl_seconds),
+        outbound_trunk_id=env.sip_outbound_trunk_id,
     )

@@ -40,7 +40,8 @@ async def test_cli_migrate_add_recall_delete(
         "STACKBONE_MEMORY_API_KEY": "k",
     }
     code, body = await cli("recall", "support", "+34 1", env=env)
-    assert (code, body["error"]["code"]) == (1, "memory_schema_missing")
+    assert code == 1 and body["stderr"].startswith("error: memory_schema_missing: ")
+    assert len(body["stderr"].splitlines()) == 1 and "+34 1" not in body["stderr"]
     code, body = await cli("migrate", env=env)
     assert (code, body["applied"]) == (0, [m.version for m in available()])
     code, body = await cli("migrate", env=env)
@@ -49,12 +50,12 @@ async def test_cli_migrate_add_recall_delete(
     transcript.write_text(json.dumps([{"role": "user", "content": "I have a cat."}]))
     model_server.answer([add_op("Has a cat.")], "Talked about the cat.")
     code, body = await cli("add", "support", "+34 1", str(transcript), env=env)
-    assert code == 0 and [f["content"] for f in body["data"]["facts"]] == ["Has a cat."]
+    assert code == 0 and [f["content"] for f in body["facts"]] == ["Has a cat."]
     assert model_server.requests[0]["messages"][-1]["content"].count("I have a cat.") == 1
     code, body = await cli("recall", "support", "+34 1", "--calls", "1", env=env)
-    assert code == 0 and body["data"]["calls"][0]["summary"] == "Talked about the cat."
+    assert code == 0 and body["calls"][0]["summary"] == "Talked about the cat."
     code, body = await cli("delete-all", "support", "+34 1", env=env)
-    assert (code, body["data"]["deleted"]) == (0, 2)
+    assert (code, body["deleted"]) == (0, 2)
 
 
 async def test_concurrent_migrations_apply_each_version_once(empty_database_url: str) -> None:

@@ -1,4 +1,4 @@
-"""`python -m memory history`: a person's fact versions as JSON, in a separate process."""
+"""`caller-memory memory history` (`python -m memory history`): versions as JSON."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ async def test_cli_prints_the_versions_in_order(
     model_server.answer([update_op("f1", "Has two cats.")])
     assert (await memory.add("hi", "support", "+34 1")).error is None
     code, body = await cli("history", "support", "+34 1", env={"DATABASE_URL": database_url})
-    assert code == 0 and body["error"] is None
-    versions = body["data"]["versions"]
-    assert [(v["content"], v["ended_by"]) for v in versions] == [
+    assert code == 0
+    versions = body["versions"]
+    assert [(v["content"], v["endedBy"]) for v in versions] == [
         ("Has a cat.", "update"),
         ("Has two cats.", None),
     ]
-    assert versions[0]["valid_to"] == versions[1]["valid_from"]
+    assert versions[0]["validTo"] == versions[1]["validFrom"]
     code, body = await cli("history", "support", "", env={"DATABASE_URL": database_url})
-    assert (code, body["error"]["field"]) == (1, "user_id")
+    assert code == 2 and body["stderr"].startswith("error: memory_invalid_request: ")
+    assert body["stderr"].strip().endswith("(field user_id)")

@@ -55,7 +55,12 @@ def test_unknown_efforts_are_refused(effort: str) -> None:
     with pytest.raises(ConfigError, match="reasoning_effort"):
         MemoryConfig(reasoning_effort=effort)
     with pytest.raises(ConfigError, match="STACKBONE_MEMORY_REASONING_EFFORT"):
-        MemoryConfig.from_env({"STACKBONE_MEMORY_REASONING_EFFORT": effort or " "})
+        MemoryConfig.from_env({"STACKBONE_MEMORY_REASONING_EFFORT": effort or "x"})
+    # a blank variable is an unset one, as for every variable of the settings model
+    assert (
+        MemoryConfig.from_env({"STACKBONE_MEMORY_REASONING_EFFORT": " "}).env_reasoning_effort
+        is None
+    )
 
 
 def test_environment_is_read() -> None:

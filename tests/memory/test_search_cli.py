@@ -27,12 +27,12 @@ async def test_cli_search_modes(
     assert len(model_server.embedding_requests) == 1  # the add's vectors, before the exit
     code, body = await cli("search", "support", "who asked not to be called", env=env)
     assert code == 0
-    assert body["data"]["mode"] == "hybrid"
-    assert [(i["contact"], i["text"]) for i in body["data"]["items"]] == [
+    assert body["mode"] == "hybrid"
+    assert [(i["contact"], i["text"]) for i in body["items"]] == [
         ("+34 600 1", "Asked not to be called again.")
     ]
     code, body = await cli("search", "support", "+34 600", "--mode", "identifier", env=env)
-    assert code == 0 and body["data"]["items"][0]["contact"] == "+34 600 1"
+    assert code == 0 and body["items"][0]["contact"] == "+34 600 1"
     code, body = await cli(
         "search",
         "support",
@@ -45,7 +45,7 @@ async def test_cli_search_modes(
         "1",
         env=env,
     )
-    assert code == 0 and body["data"]["lexical_only"] is True
-    assert len(body["data"]["items"]) == 1
+    assert code == 0 and body["lexicalOnly"] is True
+    assert len(body["items"]) == 1
     code, body = await cli("search", "support", "called", "--k", "51", env=env)
-    assert code == 1 and body["error"]["field"] == "k"
+    assert code == 2 and body["stderr"].strip().endswith("(field k)")  # one line, exit 2

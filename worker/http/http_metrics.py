@@ -7,7 +7,6 @@ stays behind bearer keys). Requests are counted by route pattern and status, nev
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Final
 
@@ -15,7 +14,7 @@ from aiohttp import web
 from prometheus_client import REGISTRY, Counter, Histogram
 from prometheus_client.aiohttp import make_aiohttp_handler
 
-from memory.config import ConfigError
+from memory import environment
 
 PORT_VAR: Final = "WEB_METRICS_PORT"
 
@@ -37,14 +36,14 @@ def observe_request(method: str, route: str, status: int, seconds: float) -> Non
     REQUEST_SECONDS.labels(route=route).observe(seconds)
 
 
-def metrics_port(env: Mapping[str, str] = os.environ, variable: str = PORT_VAR) -> int | None:
-    """A metrics port 1..65535 from `variable`, or None (unset or empty) for no listener."""
-    raw = env.get(variable, "").strip()
-    if not raw:
-        return None
-    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
-        raise ConfigError(f"{variable} must be a port number from 1 to 65535")
-    return int(raw)
+def metrics_port(env: Mapping[str, str] | None = None, variable: str = PORT_VAR) -> int | None:
+    """The metrics port from `variable` (`WEB_METRICS_PORT` or `WORKER_METRICS_PORT`), or None."""
+    settings = environment.read(env)
+    return (
+        settings.worker_metrics_port
+        if variable == "WORKER_METRICS_PORT"
+        else settings.web_metrics_port
+    )
 
 
 def metrics_app() -> web.Application:

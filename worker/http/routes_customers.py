@@ -8,14 +8,12 @@ client encodes it and put the number into every access log on the way.
 
 from __future__ import annotations
 
-from typing import Any
-
 import structlog
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
+from memory.bodies import delete_body, history_body, recall_body
 from memory.limits import DEFAULT_RECALL_CALLS
-from memory.models import CallRecord, Fact, FactVersion
 from worker.http import answers
 from worker.http.routes_context import (
     CATALOG,
@@ -24,7 +22,6 @@ from worker.http.routes_context import (
     parse_body,
     read_json,
     respond,
-    timestamp,
     unwrap,
 )
 
@@ -45,63 +42,18 @@ class PersonBody(BaseModel):
     user_id: str = Field(alias="userId")  # the memory API validates the value
 
 
-def _fact(fact: Fact) -> dict[str, Any]:
-    return {
-        "id": fact.id,
-        "content": fact.content,
-        "createdAt": timestamp(fact.created_at),
-        "updatedAt": timestamp(fact.updated_at),
-    }
-
-
-def _call(call: CallRecord) -> dict[str, Any]:
-    return {
-        "id": call.id,
-        "startedAt": timestamp(call.started_at),
-        "durationSeconds": call.duration_seconds,
-        "outcome": call.outcome,
-        "runId": call.run_id,
-        "summary": call.summary,
-        "createdAt": timestamp(call.created_at),
-    }
-
-
 async def recall(request: web.Request) -> web.Response:
     agent = request.app[CATALOG].get(request.match_info["agentId"])
     body = parse_body(RecallBody, await read_json(request))
     memory = unwrap(await request.app[MEMORY].recall(agent.name, body.user_id, body.calls))
-    return respond(
-        {
-            "agentId": agent.name,
-            "userId": body.user_id,
-            "facts": [_fact(f) for f in memory.facts],
-            "calls": [_call(c) for c in memory.calls],
-        }
-    )
-
-
-def _version(version: FactVersion) -> dict[str, Any]:
-    return {
-        "factId": version.fact_id,
-        "versionId": version.version_id,
-        "content": version.content,
-        "validFrom": timestamp(version.valid_from),
-        "validTo": timestamp(version.valid_to),
-        "endedBy": version.ended_by,
-    }
+    return respond(recall_body(agent.name, body.user_id, memory))
 
 
 async def history(request: web.Request) -> web.Response:
     agent = request.app[CATALOG].get(request.match_info["agentId"])
     body = parse_body(PersonBody, await read_json(request))
     kept = unwrap(await request.app[MEMORY].history(agent.name, body.user_id))
-    return respond(
-        {
-            "agentId": agent.name,
-            "userId": body.user_id,
-            "versions": [_version(v) for v in kept.versions],
-        }
-    )
+    return respond(history_body(agent.name, body.user_id, kept))
 
 
 async def delete_all(request: web.Request) -> web.Response:
@@ -109,7 +61,7 @@ async def delete_all(request: web.Request) -> web.Response:
     body = parse_body(PersonBody, await read_json(request))
     outcome = unwrap(await request.app[MEMORY].delete_all(agent.name, body.user_id))
     log.info("memory.customer_erased", agent_id=agent.name, deleted=outcome.deleted)
-    return respond({"agentId": agent.name, "userId": body.user_id, "deleted": outcome.deleted})
+    return respond(delete_body(agent.name, body.user_id, outcome))
 
 
 ROUTES = (

@@ -6,12 +6,10 @@ URLs, and a `+` in a query string turns into a space).
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory.search_models import SearchHit
+from memory.bodies import search_body
 from memory.search_requests import DEFAULT_K, DEFAULT_MODE
 from worker.http import answers
 from worker.http.routes_context import (
@@ -37,26 +35,13 @@ class SearchBody(BaseModel):
     mode: str = DEFAULT_MODE
 
 
-def _item(hit: SearchHit) -> dict[str, Any]:
-    return {"contact": hit.contact, "id": hit.id, "text": hit.text, "score": hit.score}
-
-
 async def search(request: web.Request) -> web.Response:
     agent = request.app[CATALOG].get(request.match_info["agentId"])
     body = parse_body(SearchBody, await read_json(request))
     found = unwrap(
         await request.app[MEMORY].search(agent.name, body.query, body.user_id, body.k, body.mode)
     )
-    return respond(
-        {
-            "agentId": agent.name,
-            "userId": body.user_id,
-            "mode": found.mode,
-            "lexicalOnly": found.lexical_only,
-            "reason": found.reason,
-            "items": [_item(hit) for hit in found.items],
-        }
-    )
+    return respond(search_body(agent.name, body.user_id, found))
 
 
 ROUTES = (

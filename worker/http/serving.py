@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from aiohttp import web
 
-from memory.config import ConfigError
+from memory import environment
 from worker.http.access_log import AccessLogger
 
 HEADER_TIMEOUT_VAR: Final = "WEB_HEADER_TIMEOUT_SECONDS"
@@ -47,37 +45,15 @@ class ServerLimits:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ServerLimits:
-        env = os.environ if env is None else env
-        default = cls()
+        return cls.from_environment(environment.read(env))
+
+    @classmethod
+    def from_environment(cls, env: environment.Environment) -> ServerLimits:
         return cls(
-            header_timeout_seconds=_seconds(
-                env, HEADER_TIMEOUT_VAR, default.header_timeout_seconds
-            ),
-            body_timeout_seconds=_seconds(env, BODY_TIMEOUT_VAR, default.body_timeout_seconds),
-            max_connections=_count(env, MAX_CONNECTIONS_VAR, default.max_connections),
+            header_timeout_seconds=env.web_header_timeout_seconds,
+            body_timeout_seconds=env.web_body_timeout_seconds,
+            max_connections=env.web_max_connections,
         )
-
-
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name)
-    if raw is None or not raw.strip():
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a number of seconds") from None
-    if not math.isfinite(value) or not 0.1 <= value <= 3600:
-        raise ConfigError(f"{name} must be between 0.1 and 3600 seconds")
-    return value
-
-
-def _count(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name)
-    if raw is None or not raw.strip():
-        return default
-    if not raw.strip().isascii() or not raw.strip().isdigit() or not 1 <= int(raw) <= 100_000:
-        raise ConfigError(f"{name} must be an integer from 1 to 100000")
-    return int(raw)
 
 
 LIMITS = web.AppKey("server_limits", ServerLimits)

@@ -19,7 +19,7 @@ import asyncpg
 import structlog
 from aiohttp import web
 
-from memory import database
+from memory import database, environment
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig
 from memory.database import EmbeddedStartFailed, create_pool, database_url
@@ -47,7 +47,7 @@ from worker.http import (
     routes_voice,
 )
 from worker.http.auth import ENV_VAR, ApiKey, AuthFailure, parse_api_keys, scopes_of
-from worker.http.http_metrics import PORT_VAR, metrics_app, metrics_port
+from worker.http.http_metrics import PORT_VAR, metrics_app
 from worker.http.routes_context import (
     API_KEYS,
     CATALOG,
@@ -65,7 +65,7 @@ from worker.http.serving import LIMITS, MAX_BODY_BYTES, ServerLimits, make_runne
 from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.identities import InvalidIdentities
 from worker.startup import migrations_enabled
-from worker.voice_settings import VoiceSettings, load_voice_settings
+from worker.voice_settings import LIVEKIT_TOGETHER, VoiceSettings, voice_settings
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -249,21 +249,18 @@ async def _run(
 
 
 def main() -> int:
+    environment.load_env_local()
     configure_logging(install_handler=True)
     try:
-        catalog = default_catalog()
-        api_keys = parse_api_keys(os.environ.get(ENV_VAR))
-        port = int(os.environ.get("PORT", DEFAULT_PORT))
-        MemoryConfig.from_env()  # fail on a bad memory configuration before serving
-        database.PoolTimeouts.from_env()
-        web_database_deadline()
-        voice = load_voice_settings()
-        limits = ServerLimits.from_env()
-        metrics = metrics_port()
-    except ValueError as exc:  # every configuration error is a ValueError with a clear message
-        print(f"configuration error: {exc}", file=sys.stderr)
+        settings, api_keys = _configuration()
+    except ConfigError as exc:  # every problem named at once, one line each
+        print(environment.report(exc), file=sys.stderr)
         return 2
-    address = (os.environ.get("WEB_HOST", DEFAULT_HOST), port)
+    catalog = default_catalog()
+    voice = voice_settings(settings)
+    limits = ServerLimits.from_environment(settings)
+    metrics = settings.web_metrics_port
+    address = (settings.web_host, settings.port)
     try:
         url = database_url()
     except EmbeddedStartFailed as exc:
@@ -284,6 +281,23 @@ def main() -> int:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _configuration() -> tuple[environment.Environment, tuple[ApiKey, ...]]:
+    """The settings model and the API keys, with every invalid variable in one error."""
+    lines: list[str] = []
+    api_keys: tuple[ApiKey, ...] = ()
+    try:  # the raw variable: its JSON rules live with the keys (`worker.auth`)
+        api_keys = parse_api_keys(os.environ.get(ENV_VAR))
+    except ValueError as exc:
+        lines.append(str(exc))
+    try:
+        settings = environment.read(required=(LIVEKIT_TOGETHER,))
+    except ConfigError as exc:
+        lines.extend(str(exc).splitlines())
+    if lines:
+        raise ConfigError("\n".join(lines))
+    return settings, api_keys
 
 
 if __name__ == "__main__":

@@ -1,0 +1,262 @@
+"""The one configuration model: every variable of the worker, the web process and the CLIs.
+
+`Environment` is a pydantic-settings model; each field's alias is the variable's name. It is
+read from the process environment, which `load_env_local` first completes with `.env.local`
+(the real environment wins over the file). Reading validates every variable at once: the
+`ConfigError` lists each missing or invalid one on its own line, naming it and the rule.
+
+The typed values the code uses (`MemoryConfig`, `CallConfig`, `PoolTimeouts`, `ServerLimits`,
+`VoiceSettings`, ...) are built from this model by their own modules.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from memory.config import REASONING_EFFORTS, ConfigError
+
+ENV_LOCAL = Path(".env.local")
+"""Read from the working directory when present; real environment variables win over it."""
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    return value
+
+
+def _trimmed(value: Any) -> Any:
+    return value.strip() if isinstance(value, str) else value
+
+
+def _folded(value: Any) -> Any:
+    return value.strip().casefold() if isinstance(value, str) else value
+
+
+Seconds = Annotated[float, Field(gt=0), AfterValidator(_finite)]
+"""Seconds greater than 0."""
+SecondsOrOff = Annotated[float, Field(ge=0), AfterValidator(_finite)]
+"""Seconds, 0 or more (0 turns a server-side limit off)."""
+ServerSeconds = Annotated[float, Field(ge=0.1, le=3600), AfterValidator(_finite)]
+Port = Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=65535)]
+Flag = Annotated[Literal["1", "0", "true", "false", "yes", "no"], BeforeValidator(_folded)]
+Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+assert set(Effort.__args__) == set(REASONING_EFFORTS)  # type: ignore[attr-defined]
+
+
+class Environment(BaseSettings):
+    """Every variable, its default and its rule (see `.env.example` and the README table)."""
+
+    model_config = SettingsConfigDict(
+        case_sensitive=True,
+        env_ignore_empty=True,  # an empty (or blank) variable is an unset one
+        extra="ignore",
+        frozen=True,
+        populate_by_name=False,
+    )
+
+    # database (all processes)
+    database_url: str | None = Field(None, alias="DATABASE_URL")
+    memory_pgdata: str | None = Field(None, alias="MEMORY_PGDATA")
+    memory_migrate_on_start: Flag = Field("1", alias="MEMORY_MIGRATE_ON_START")
+    database_command_timeout_seconds: Seconds = Field(5.0, alias="DATABASE_COMMAND_TIMEOUT_SECONDS")
+    database_statement_timeout_seconds: SecondsOrOff = Field(
+        5.0, alias="DATABASE_STATEMENT_TIMEOUT_SECONDS"
+    )
+    database_lock_timeout_seconds: SecondsOrOff = Field(2.0, alias="DATABASE_LOCK_TIMEOUT_SECONDS")
+
+    # memory model provider (all processes)
+    openai_base_url: str | None = Field(None, alias="OPENAI_BASE_URL")
+    openai_api_key: str | None = Field(None, alias="OPENAI_API_KEY")
+    memory_base_url: str | None = Field(None, alias="STACKBONE_MEMORY_BASE_URL")
+    memory_api_key: str | None = Field(None, alias="STACKBONE_MEMORY_API_KEY")
+    memory_model: str | None = Field(None, alias="STACKBONE_MEMORY_MODEL")
+    memory_reasoning_effort: Effort | None = Field(None, alias="STACKBONE_MEMORY_REASONING_EFFORT")
+    memory_timeout_seconds: Seconds = Field(30.0, alias="STACKBONE_MEMORY_TIMEOUT_SECONDS")
+    memory_response_format: Literal["json_schema", "json_object"] = Field(
+        "json_schema", alias="STACKBONE_MEMORY_RESPONSE_FORMAT"
+    )
+    memory_embedding_model: str | None = Field(None, alias="STACKBONE_MEMORY_EMBEDDING_MODEL")
+    memory_embedding_timeout_seconds: Seconds = Field(
+        10.0, alias="STACKBONE_MEMORY_EMBEDDING_TIMEOUT_SECONDS"
+    )
+
+    # web process
+    memory_api_keys: str | None = Field(None, alias="MEMORY_API_KEYS")
+    port: Annotated[int, BeforeValidator(_trimmed), Field(ge=0, le=65535)] = Field(
+        8080, alias="PORT"
+    )
+    web_host: str = Field("0.0.0.0", alias="WEB_HOST")
+    web_header_timeout_seconds: ServerSeconds = Field(10.0, alias="WEB_HEADER_TIMEOUT_SECONDS")
+    web_body_timeout_seconds: ServerSeconds = Field(15.0, alias="WEB_BODY_TIMEOUT_SECONDS")
+    web_max_connections: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=100_000)] = Field(
+        256, alias="WEB_MAX_CONNECTIONS"
+    )
+    web_database_deadline_seconds: Seconds = Field(2.0, alias="WEB_DATABASE_DEADLINE_SECONDS")
+    web_metrics_port: Port | None = Field(None, alias="WEB_METRICS_PORT")
+
+    # LiveKit (worker: required; web and `dial`: optional, all or none)
+    livekit_url: str | None = Field(None, alias="LIVEKIT_URL")
+    livekit_api_key: str | None = Field(None, alias="LIVEKIT_API_KEY")
+    livekit_api_secret: str | None = Field(None, alias="LIVEKIT_API_SECRET")
+    livekit_public_url: str | None = Field(None, alias="LIVEKIT_PUBLIC_URL")
+    voice_room_token_ttl_seconds: Annotated[
+        int, BeforeValidator(_trimmed), Field(ge=30, le=3600)
+    ] = Field(600, alias="VOICE_ROOM_TOKEN_TTL_SECONDS")
+    sip_outbound_trunk_id: str | None = Field(None, alias="SIP_OUTBOUND_TRUNK_ID")
+
+    # worker
+    worker_agent: str | None = Field(None, alias="WORKER_AGENT")
+    worker_metrics_port: Port | None = Field(None, alias="WORKER_METRICS_PORT")
+    prometheus_multiproc_dir: str | None = Field(None, alias="PROMETHEUS_MULTIPROC_DIR")
+    voice_api_key: str | None = Field(None, alias="VOICE_API_KEY")
+    voice_base_url: str | None = Field(None, alias="VOICE_BASE_URL")
+    voice_llm_model: str = Field("gpt-4.1-mini", alias="VOICE_LLM_MODEL")
+    voice_stt_model: str = Field("gpt-4o-mini-transcribe", alias="VOICE_STT_MODEL")
+    voice_tts_model: str = Field("gpt-4o-mini-tts", alias="VOICE_TTS_MODEL")
+    voice_tts_voice: str = Field("ash", alias="VOICE_TTS_VOICE")
+    call_recall_budget_seconds: Seconds = Field(0.35, alias="CALL_RECALL_BUDGET_SECONDS")
+    call_save_timeout_seconds: Seconds | None = Field(None, alias="CALL_SAVE_TIMEOUT_SECONDS")
+
+    # every process
+    otel_exporter_otlp_endpoint: str | None = Field(None, alias="OTEL_EXPORTER_OTLP_ENDPOINT")
+    log_format: Annotated[Literal["console", "json"], BeforeValidator(_folded)] = Field(
+        "console", alias="LOG_FORMAT"
+    )
+
+    @model_validator(mode="after")
+    def _save_outlasts_extraction(self) -> Environment:
+        save = self.call_save_timeout_seconds
+        if save is not None and save <= self.memory_timeout_seconds:
+            raise ValueError(
+                "CALL_SAVE_TIMEOUT_SECONDS: must exceed STACKBONE_MEMORY_TIMEOUT_SECONDS"
+            )
+        return self
+
+    @property
+    def migrate_on_start(self) -> bool:
+        return self.memory_migrate_on_start in {"1", "true", "yes"}
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Only the given mapping (`read`): `.env.local` is merged into the process earlier."""
+        return (init_settings,)
+
+
+class _MappingSource(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping instead of `os.environ`."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._mapping = env
+        super().__init__(Environment, case_sensitive=True, env_ignore_empty=True)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return {name: value for name, value in self._mapping.items() if value.strip()}
+
+
+def variables() -> tuple[str, ...]:
+    """Every variable the model reads, in declaration order."""
+    return tuple(str(f.alias) for f in Environment.model_fields.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Required:
+    """Variables a process needs: one of `names` must be set (`together`: all or none)."""
+
+    names: tuple[str, ...]
+    rule: str
+    together: bool = False
+
+    def problem(self, given: Mapping[str, str]) -> list[str]:
+        present = [name for name in self.names if name in given]
+        if self.together:
+            if not present:
+                return []
+            return [
+                f"{name}: is not set; {self.rule}" for name in self.names if name not in present
+            ]
+        if present:
+            return []
+        alternatives = f" (or {', '.join(self.names[1:])})" if self.names[1:] else ""
+        return [f"{self.names[0]}{alternatives}: is not set; {self.rule}"]
+
+
+def given_values(env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The model's variables as given (blank ones left out), before validation.
+
+    For checks that must run even when another variable is invalid, so that every problem is
+    named in one message.
+    """
+    return _MappingSource(os.environ if env is None else env)()
+
+
+def read(env: Mapping[str, str] | None = None, *, required: Sequence[Required] = ()) -> Environment:
+    """The whole configuration from `env` (the process environment by default).
+
+    Raises `ConfigError` listing every missing (`required`) or invalid variable, one per line
+    (`NAME: rule`), never the value given.
+    """
+    given = given_values(env)
+    lines = [line for requirement in required for line in requirement.problem(given)]
+    try:
+        settings = Environment(**given)
+    except ValidationError as exc:
+        lines.extend(problems(exc))
+    if lines:
+        raise ConfigError("\n".join(lines))
+    return settings
+
+
+def problems(exc: ValidationError) -> list[str]:
+    """One line per invalid variable: its name and the rule (never the value given)."""
+    lines = []
+    for error in exc.errors(include_input=False, include_url=False):
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if error["loc"]:
+            message = f"{error['loc'][0]}: {message[:1].lower()}{message[1:]}"
+        lines.append(message)
+    return lines
+
+
+def load_env_local(path: Path = ENV_LOCAL, environ: dict[str, str] | None = None) -> list[str]:
+    """Export `.env.local`'s variables the real environment does not set; returns their names.
+
+    Exported, not only read, so LiveKit job processes (which inherit the environment) and
+    livekit-agents' own `LIVEKIT_*` reading see them too.
+    """
+    from dotenv import dotenv_values  # noqa: PLC0415  (pydantic-settings' own dependency)
+
+    target = os.environ if environ is None else environ
+    if not path.is_file():
+        return []
+    added = []
+    for name, value in dotenv_values(path).items():
+        if value is not None and name not in target:
+            target[name] = value
+            added.append(name)
+    return added
+
+
+def report(error: ConfigError) -> str:
+    """The one message a process prints: each problem on its own `configuration error:` line."""
+    return "\n".join(f"configuration error: {line}" for line in str(error).splitlines())

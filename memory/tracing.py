@@ -1,0 +1,81 @@
+"""Optional OpenTelemetry spans for recall and save (`memory.recall`, `memory.save`).
+
+Off unless `OTEL_EXPORTER_OTLP_ENDPOINT` is set: then the first span of a process (the web
+process, a CLI command or a LiveKit job process alike) installs an OTLP/HTTP exporter, which
+reads the standard `OTEL_EXPORTER_OTLP_*` variables itself. Attributes carry the agent id,
+outcome and error code, the recall's fact and call counts, the save's model and tokens: never a
+user id, a transcript or fact text, nor an exception's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from opentelemetry.trace import Span, StatusCode, Tracer, TracerProvider
+
+from memory import environment
+
+SERVICE_NAME = "caller-memory"
+Attribute = str | int | float | bool
+
+_tracer: Tracer | None = None
+_decided = False
+
+
+def use(provider: TracerProvider | None) -> None:
+    """Send this process's spans to `provider` (None: no spans), instead of the environment's."""
+    global _tracer, _decided  # one tracer per process, by design
+    _tracer, _decided = (None if provider is None else provider.get_tracer(SERVICE_NAME)), True
+
+
+def _from_environment() -> Tracer | None:
+    global _decided  # noqa: PLW0603
+    if not _decided:
+        _decided = True
+        if environment.read().otel_exporter_otlp_endpoint:
+            use(_otlp_provider())
+    return _tracer
+
+
+def _otlp_provider() -> TracerProvider:
+    # imported only when tracing is on: the SDK and exporter cost start-up time otherwise
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import (  # noqa: PLC0415
+        OTLPSpanExporter,
+    )
+    from opentelemetry.sdk.resources import Resource  # noqa: PLC0415
+    from opentelemetry.sdk.trace import TracerProvider as SdkProvider  # noqa: PLC0415
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor  # noqa: PLC0415
+
+    provider = SdkProvider(resource=Resource.create({"service.name": SERVICE_NAME}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    return provider
+
+
+@contextmanager
+def span(name: str, agent_id: object) -> Iterator[Span | None]:
+    """A span around one recall or save, or None when tracing is off."""
+    tracer = _from_environment()
+    if tracer is None:
+        yield None
+        return
+    scope = agent_id if isinstance(agent_id, str) else ""
+    attributes = {"memory.agent_id": scope}
+    # an exception's message could quote content: only the span's status records it
+    with tracer.start_as_current_span(
+        name, attributes=attributes, record_exception=False
+    ) as current:
+        yield current
+
+
+def finish(current: Span | None, error_code: str | None, **counts: Attribute | None) -> None:
+    """The outcome and content-free figures of the span (None values are left out)."""
+    if current is None:
+        return
+    current.set_attribute("memory.outcome", "failed" if error_code else "ok")
+    if error_code:
+        current.set_attribute("memory.error_code", error_code)
+        current.set_status(StatusCode.ERROR, error_code)
+    for key, value in counts.items():
+        if value is not None:
+            current.set_attribute(f"memory.{key}", value)

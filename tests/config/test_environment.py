@@ -1,0 +1,126 @@
+"""The one settings model: every variable listed once, every problem named at once."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from dotenv import dotenv_values
+
+from memory import environment
+from memory.config import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+NOT_PROCESS_VARIABLES = {"TEST_DATABASE_URL", "BENCH_DATABASE_URL"}  # tests and benchmarks
+
+
+def readme_variables() -> set[str]:
+    text = (ROOT / "README.md").read_text()
+    table = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    first_cells = [row.split("|")[1] for row in rows]
+    return {name for cell in first_cells for name in re.findall(r"`([A-Z0-9_]+)`", cell)}
+
+
+def test_env_example_the_model_and_the_readme_list_the_same_variables() -> None:
+    example = dotenv_values(ROOT / ".env.example")
+    assert list(example) == list(dict.fromkeys(example))  # each once
+    assert set(example) == set(environment.variables())
+    assert readme_variables() - NOT_PROCESS_VARIABLES == set(environment.variables())
+
+
+def test_env_example_values_are_the_defaults() -> None:
+    example = {k: v or "" for k, v in dotenv_values(ROOT / ".env.example").items()}
+    assert environment.read(example) == environment.read({})
+
+
+def test_every_invalid_variable_is_named_at_once_without_its_value() -> None:
+    env = {
+        "PORT": "eighty",
+        "CALL_RECALL_BUDGET_SECONDS": "-1",
+        "STACKBONE_MEMORY_REASONING_EFFORT": "maximal",
+        "WEB_MAX_CONNECTIONS": "0",
+        "DATABASE_LOCK_TIMEOUT_SECONDS": "nan",
+        "LOG_FORMAT": "xml",
+    }
+    with pytest.raises(ConfigError) as caught:
+        environment.read(env)
+    lines = str(caught.value).splitlines()
+    assert sorted(line.split(":", 1)[0] for line in lines) == sorted(env)
+    assert not any(value in str(caught.value) for value in ("eighty", "maximal", "xml"))
+
+
+def test_required_variables_are_named_with_the_invalid_ones() -> None:
+    needed = (
+        environment.Required(("LIVEKIT_URL",), "needed"),
+        environment.Required(("OPENAI_API_KEY", "VOICE_API_KEY"), "needed"),
+    )
+    with pytest.raises(ConfigError) as caught:
+        environment.read({"PORT": "-1"}, required=needed)
+    lines = str(caught.value).splitlines()
+    assert [line.split(":", 1)[0] for line in lines] == [
+        "LIVEKIT_URL",
+        "OPENAI_API_KEY (or VOICE_API_KEY)",
+        "PORT",
+    ]
+    assert environment.read({"VOICE_API_KEY": "k", "LIVEKIT_URL": "u"}, required=needed)
+
+
+def test_all_or_none_names_each_missing_partner() -> None:
+    together = environment.Required(("A_URL", "A_KEY", "A_SECRET"), "all or none", together=True)
+    assert together.problem({}) == []
+    assert together.problem({"A_URL": "u", "A_KEY": "k", "A_SECRET": "s"}) == []
+    assert [line.split(":")[0] for line in together.problem({"A_KEY": "k"})] == [
+        "A_URL",
+        "A_SECRET",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "at_limit", "past_limit"),
+    [
+        ("PORT", "65535", "65536"),
+        ("PORT", "0", "-1"),
+        ("WEB_METRICS_PORT", "1", "0"),
+        ("WORKER_METRICS_PORT", "65535", "65536"),
+        ("WEB_MAX_CONNECTIONS", "100000", "100001"),
+        ("WEB_MAX_CONNECTIONS", "1", "0"),
+        ("WEB_HEADER_TIMEOUT_SECONDS", "0.1", "0.09"),
+        ("WEB_BODY_TIMEOUT_SECONDS", "3600", "3600.5"),
+        ("VOICE_ROOM_TOKEN_TTL_SECONDS", "30", "29"),
+        ("VOICE_ROOM_TOKEN_TTL_SECONDS", "3600", "3601"),
+        ("DATABASE_STATEMENT_TIMEOUT_SECONDS", "0", "-0.001"),
+        ("DATABASE_COMMAND_TIMEOUT_SECONDS", "0.001", "0"),
+        ("CALL_SAVE_TIMEOUT_SECONDS", "30.5", "30"),  # must exceed the extraction's 30 s
+    ],
+)
+def test_limits(name: str, at_limit: str, past_limit: str) -> None:
+    assert environment.read({name: at_limit})
+    with pytest.raises(ConfigError, match=f"^{name}: "):
+        environment.read({name: past_limit})
+
+
+def test_blank_is_unset_and_words_are_trimmed() -> None:
+    settings = environment.read(
+        {"PORT": " ", "LOG_FORMAT": " JSON ", "MEMORY_MIGRATE_ON_START": "No"}
+    )
+    assert (settings.port, settings.log_format, settings.migrate_on_start) == (8080, "json", False)
+
+
+def test_env_local_fills_in_and_the_real_environment_wins(tmp_path: Path) -> None:
+    local = tmp_path / ".env.local"
+    local.write_text("PORT=9000\nWORKER_AGENT=billing\n# a comment\nLOG_FORMAT='json'\n")
+    process = {"PORT": "7000"}
+    added = environment.load_env_local(local, process)
+    assert sorted(added) == ["LOG_FORMAT", "WORKER_AGENT"]
+    assert process == {"PORT": "7000", "WORKER_AGENT": "billing", "LOG_FORMAT": "json"}
+    assert environment.load_env_local(tmp_path / "absent", process) == []
+
+
+def test_report_is_one_configuration_error_line_per_problem() -> None:
+    message = environment.report(ConfigError("A: is not set\nB: must be 1"))
+    assert message.splitlines() == [
+        "configuration error: A: is not set",
+        "configuration error: B: must be 1",
+    ]

@@ -1,0 +1,190 @@
+"""`caller-memory memory ...`: migrate, add, recall, history, delete-all and search.
+
+Each prints the HTTP API's body for the same request (`memory.bodies`) as JSON on stdout; logs
+carry no memory text. The agent id is any memory scope (not only a catalog agent), as the
+library's API allows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import asyncpg
+import typer
+
+from memory import bodies, environment
+from memory.api import Memory, open_memory
+from memory.config import MemoryConfig
+from memory.database import EmbeddedStartFailed, create_pool, database_url
+from memory.envelope import Result
+from memory.limits import DEFAULT_RECALL_CALLS
+from memory.migrate import migrate as apply_migrations
+from memory.ops_store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
+from memory.search_models import SEARCH_MODES
+from memory.search_requests import DEFAULT_K, DEFAULT_MODE
+from memory.store import MemoryStore
+from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused, refused
+
+T = TypeVar("T")
+memory_app = typer.Typer(
+    help="Operate on caller memory directly (JSON on stdout).", no_args_is_help=True
+)
+
+AgentArg = Annotated[str, typer.Argument(help="the agent id (memory scope)")]
+UserArg = Annotated[str, typer.Argument(help="the caller's user id, e.g. a phone number")]
+
+
+def _print(body: dict[str, Any]) -> None:
+    print(json.dumps(body, ensure_ascii=False, indent=2))
+
+
+def _run(work: Callable[[asyncpg.Pool], Awaitable[dict[str, Any]]]) -> None:
+    """Check the configuration, open a pool, do the work, print its body."""
+    environment.read()  # every bad variable named at once
+    try:
+        body = asyncio.run(_with_pool(work))
+    except (OSError, asyncpg.PostgresError, EmbeddedStartFailed) as exc:
+        raise Refused(EXIT_FAILED, f"database unavailable ({type(exc).__name__})") from None
+    _print(body)
+
+
+async def _with_pool(work: Callable[[asyncpg.Pool], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+    pool = await create_pool(database_url())
+    try:
+        return await work(pool)
+    finally:
+        await pool.close()
+
+
+def _with_memory(
+    call: Callable[[Memory], Awaitable[Result[T]]], body: Callable[[T], dict[str, Any]]
+) -> Callable[[asyncpg.Pool], Awaitable[dict[str, Any]]]:
+    async def work(pool: asyncpg.Pool) -> dict[str, Any]:
+        memory = open_memory(MemoryStore(pool), MemoryConfig.from_env())
+        try:
+            result = await call(memory)
+        finally:
+            await memory.drain_indexing()  # vectors of what an add just saved
+        if result.error is not None:
+            raise refused(result.error)
+        assert result.data is not None
+        return body(result.data)
+
+    return work
+
+
+@memory_app.command()
+def migrate() -> None:
+    """Apply pending schema migrations."""
+
+    async def work(pool: asyncpg.Pool) -> dict[str, Any]:
+        async with pool.acquire() as conn:
+            return {"applied": await apply_migrations(conn)}
+
+    _run(work)
+
+
+@memory_app.command()
+def recall(
+    agent_id: AgentArg,
+    user_id: UserArg,
+    calls: Annotated[int, typer.Option(help="recent calls to show")] = DEFAULT_RECALL_CALLS,
+) -> None:
+    """Print a person's facts and recent calls."""
+    _run(
+        _with_memory(
+            lambda m: m.recall(agent_id, user_id, calls),
+            lambda data: bodies.recall_body(agent_id, user_id, data),
+        )
+    )
+
+
+@memory_app.command()
+def history(agent_id: AgentArg, user_id: UserArg) -> None:
+    """Print every kept version of a person's facts."""
+    _run(
+        _with_memory(
+            lambda m: m.history(agent_id, user_id),
+            lambda data: bodies.history_body(agent_id, user_id, data),
+        )
+    )
+
+
+def _transcript(path: Path) -> object:
+    """A text file, or a JSON list of `{"role", "content"}` messages (see examples/)."""
+    try:
+        text = path.read_text("utf-8")
+        return json.loads(text) if path.suffix == ".json" else text
+    except (OSError, UnicodeDecodeError) as exc:
+        raise Refused(
+            EXIT_USAGE, f"transcript: cannot read {path} ({type(exc).__name__})"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise Refused(EXIT_USAGE, f"transcript: not JSON (line {exc.lineno})") from None
+
+
+@memory_app.command()
+def add(
+    agent_id: AgentArg,
+    user_id: UserArg,
+    transcript: Annotated[Path, typer.Argument(help="a text file, or a JSON list of messages")],
+    instructions: Annotated[str | None, typer.Option(help="extraction instructions")] = None,
+) -> None:
+    """Extract and save memory from a transcript (one model call)."""
+    content = _transcript(transcript)
+    _run(
+        _with_memory(
+            lambda m: m.add(content, agent_id, user_id, None, instructions),
+            lambda data: bodies.add_body(agent_id, user_id, data),
+        )
+    )
+
+
+@memory_app.command("delete-all")
+def delete_all(agent_id: AgentArg, user_id: UserArg) -> None:
+    """Erase one person's memory for one agent."""
+    _run(
+        _with_memory(
+            lambda m: m.delete_all(agent_id, user_id),
+            lambda data: bodies.delete_body(agent_id, user_id, data),
+        )
+    )
+
+
+@memory_app.command()
+def search(
+    agent_id: AgentArg,
+    query: Annotated[str, typer.Argument(help="words to find")],
+    user: Annotated[str | None, typer.Option(help="search this person only")] = None,
+    k: Annotated[int, typer.Option(help="results to return")] = DEFAULT_K,
+    mode: Annotated[str, typer.Option(help=", ".join(SEARCH_MODES))] = DEFAULT_MODE,
+) -> None:
+    """Search the facts of one person or of every person."""
+    _run(
+        _with_memory(
+            lambda m: m.search(agent_id, query, user, k, mode),
+            lambda data: bodies.search_body(agent_id, user, data),
+        )
+    )
+
+
+@memory_app.command()
+def ops(
+    agent_id: AgentArg,
+    after: Annotated[int, typer.Option(min=0, max=MAX_CURSOR, help="events after this cursor")] = 0,
+    limit: Annotated[
+        int, typer.Option(min=1, max=MAX_LIMIT, help="events to return")
+    ] = DEFAULT_LIMIT,
+) -> None:
+    """Print an agent's memory.ops events after a cursor, oldest first (as GET /api/memory/ops)."""
+
+    async def work(pool: asyncpg.Pool) -> dict[str, Any]:
+        events = await ops_after(pool, agent_id, after, limit)
+        cursor = events[-1]["id"] if events else after
+        return {"agentId": agent_id, "events": events, "next": cursor}
+
+    _run(work)
