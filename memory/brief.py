@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from memory.errors import InvalidRequest
+from memory.strict_json import FORBIDDEN_RULE, forbidden_character
 
 MAX_BRIEF_ITEMS: Final = 20
 MAX_BRIEF_ITEM_CHARS: Final = 200
@@ -46,10 +47,8 @@ def _item_problem(item: object) -> str | None:
         return "must not be blank"
     if len(item) > MAX_BRIEF_ITEM_CHARS:
         return f"must have at most {MAX_BRIEF_ITEM_CHARS} characters"
-    if "\x00" in item:
-        return "must not contain NUL characters"
-    if any("\ud800" <= ch <= "\udfff" for ch in item):
-        return "must be valid Unicode text (no lone surrogates)"
+    if forbidden_character(item):
+        return FORBIDDEN_RULE
     return None
 
 

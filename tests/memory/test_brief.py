@@ -13,6 +13,7 @@ from memory.errors import InvalidRequest
 from memory.extraction import FRAME_CLOSE, FRAME_OPEN, build_prompt
 from memory.prompts import prompt
 from memory.settings import CodeDefaults
+from memory.strict_json import FORBIDDEN_RULE
 from tests.memory.helpers import add_op
 from tests.model_server import ModelServer
 
@@ -32,8 +33,8 @@ def test_items_at_the_limits_are_kept_as_given() -> None:
         (["x" * (MAX_BRIEF_ITEM_CHARS + 1)], "remember[0]", "at most 200 characters"),
         (["ok", "  "], "remember[1]", "must not be blank"),
         (["ok", 3], "remember[1]", "must be a string"),
-        (["a\x00b"], "remember[0]", "NUL"),
-        (["bad \ud800"], "remember[0]", "lone surrogates"),
+        (["a\x00b"], "remember[0]", FORBIDDEN_RULE),
+        (["bad \ud800"], "remember[0]", FORBIDDEN_RULE),
         (["same", "same"], "remember", "must not repeat"),
         ("not a list", "remember", "must be a list of strings"),
         ({"a": 1}, "remember", "must be a list of strings"),
