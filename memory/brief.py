@@ -8,18 +8,17 @@ close the data frame nor add lines of its own to the protocol.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from memory.errors import InvalidRequest
+from memory.prompts import inert_json
 from memory.strict_json import FORBIDDEN_RULE, forbidden_character
 
 MAX_BRIEF_ITEMS: Final = 20
 MAX_BRIEF_ITEM_CHARS: Final = 200
 BRIEF_FIELDS: Final = ("remember", "forget")
-_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +85,7 @@ def compile_brief(brief: Brief | None) -> str | None:
     """The brief as a policy paragraph for the extraction request, or None without one."""
     if not brief:
         return None
-    lists = json.dumps(
-        {"remember": list(brief.remember), "never_store": list(brief.forget)}, ensure_ascii=False
-    ).translate(_ESCAPES)
+    lists = inert_json({"remember": list(brief.remember), "never_store": list(brief.forget)})
     return (
         "Business brief (trusted, from this agent's operator), as JSON string lists:\n"
         f"{lists}\n"

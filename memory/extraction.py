@@ -8,19 +8,17 @@ close the frame or open markup are escaped, so nothing inside it can pose as ins
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from memory.brief import Brief, compile_brief
 from memory.models import Fact, Utterance
-from memory.prompts import prompt
+from memory.prompts import inert_json, prompt
 
 FRAME_OPEN = "<memory_data>"
 FRAME_CLOSE = "</memory_data>"
 
-_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -64,7 +62,7 @@ def data_block(handles: dict[str, Fact], transcript: Sequence[Utterance]) -> str
         "current_facts": [{"handle": h, "content": f.content} for h, f in handles.items()],
         "transcript": [{"role": u.role, "text": u.text} for u in transcript],
     }
-    body = json.dumps(payload, ensure_ascii=False).translate(_ESCAPES)
+    body = inert_json(payload)
     return f"{FRAME_OPEN}\n{body}\n{FRAME_CLOSE}"
 
 
