@@ -8,7 +8,11 @@ Usage: python -m bench.model_process DELAY_SECONDS ANSWER_JSON
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import AsyncIterator
+
+from aiohttp import web
 
 from tests.model_server import ModelServer, Reply
 
@@ -20,19 +24,37 @@ class EndlessModel(ModelServer):
         super().__init__()
         self._reply = Reply(content=answer, delay=delay)
 
-    def refill(self) -> None:
-        while len(self.replies) < 4:
-            self.replies.append(self._reply)
+    async def _handle(self, request: web.Request) -> web.Response:
+        self.replies.append(self._reply)  # never runs dry, however fast the requests come
+        return await super()._handle(request)
+
+
+@contextlib.asynccontextmanager
+async def model_process(delay: float, answer: str) -> AsyncIterator[str]:
+    """This module run as a child process for the block; yields its base URL."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.model_process",
+        str(delay),
+        answer,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert child.stdout is not None
+        yield (await child.stdout.readline()).decode().strip()
+    finally:
+        child.terminate()
+        await child.wait()
 
 
 async def main(delay: float, answer: str) -> None:
     model = EndlessModel(answer, delay)
-    model.refill()
     print(await model.start(), flush=True)
     while True:
         await asyncio.sleep(0.05)
-        model.refill()
         model.requests.clear()
+        model.headers.clear()
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ import json
 import logging
 import os
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -38,6 +37,7 @@ import asyncpg
 from livekit.agents import AgentServer
 
 from bench.memory_bench import fresh_database, seed_person
+from bench.model_process import model_process
 from lifecycle.plan import MemoryPlan
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
@@ -138,25 +138,16 @@ async def main(quick: bool, replies_only: bool) -> None:
     )
     url = await fresh_database(admin_url)
     pool = await create_pool(url, min_size=2, max_size=2)
-    model = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bench.model_process",
-        str(PASS_SECONDS),
-        PASS_ANSWER,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    assert model.stdout is not None
-    model_url = (await model.stdout.readline()).decode().strip()
-    memory = open_memory(MemoryStore(pool), MemoryConfig(base_url=model_url, api_key="bench"))
     await seed_person(pool, AGENT, CALLER, facts=50, calls=100)
     plans = {read: await snapshot_plan(pool, read=read, save=False) for read in (True, False)}
     rounds = 10 if quick else 60
     saving = await snapshot_plan(pool, read=True, save=True)
-    replies = await interleave(lambda turn: reply_path(memory, saving, turn), rounds)
-    model.terminate()
-    await model.wait()
+    async with model_process(PASS_SECONDS, PASS_ANSWER) as model_url:
+        config = MemoryConfig(base_url=model_url, api_key="bench")
+        memory = open_memory(MemoryStore(pool), config)
+        replies = await interleave(lambda turn: reply_path(memory, saving, turn), rounds)
     if replies_only:
+        await memory.aclose()
         await pool.close()
         report("reply: caller's turn -> agent speaking (turn passes)", *replies, what="turn mode")
         return
@@ -167,6 +158,7 @@ async def main(quick: bool, replies_only: bool) -> None:
     side = FakeCallSide(MockRoom())
     async with job_server(side, save_timeout=40.0, idle_processes=1) as server:
         jobs = await interleave(lambda read: job_path(pool, server, side, read), rounds // 2)
+    await memory.aclose()
     await pool.close()
     report("session: start of the call sequence -> first greeting audio frame", *session)
     report("job runner: dispatch -> first greeting audio frame", *jobs)

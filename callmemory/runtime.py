@@ -47,7 +47,7 @@ class Runtime:
 
     async def aclose(self) -> None:
         await self.memory.listeners.drain()  # the last events, before the pool goes
-        await self.memory.drain_indexing(grace_seconds=INDEXING_DRAIN_SECONDS)
+        await self.memory.aclose(grace_seconds=INDEXING_DRAIN_SECONDS)
         await close_pool(self.pool, CLOSE_SECONDS)
 
 

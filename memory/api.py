@@ -248,6 +248,12 @@ class Memory:
         `grace_seconds` it is cancelled and its facts wait for a later pass."""
         await self._search.indexer.drain(grace_seconds)
 
+    async def aclose(self, grace_seconds: float | None = None) -> None:
+        """Drain indexing (see `drain_indexing`), then close the provider connections."""
+        await self.drain_indexing(grace_seconds)
+        await self._search.aclose()
+        await self._model.aclose()
+
 
 def open_memory(store: MemoryStore, config: MemoryConfig) -> Memory:
     """Compose the memory API from a store and the provider configuration."""

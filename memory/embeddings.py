@@ -11,11 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import openai
-
 from memory.config import MemoryConfig
 from memory.errors import InvalidModelOutput
-from memory.provider import check_key, request_failed
+from memory.provider import check_key, json_body, request_failed
+from memory.provider_client import ProviderClient, ProviderRequestFailed
 
 EMBEDDING_DIMENSIONS = 512
 MAX_BATCH = 64  # texts per embedding request
@@ -34,11 +33,14 @@ def vector_literal(values: object) -> str:
     return "[" + ",".join(repr(float(v)) for v in values) + "]"
 
 
-def vectors(data: object, expected: int) -> tuple[str, ...]:
+def vectors(body: object, expected: int) -> tuple[str, ...]:
     """The response's vectors in input order; anything but one valid vector per input fails."""
-    if not isinstance(data, list):
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise InvalidModelOutput("embedding rejected: the response had no data list")
-    by_index = {getattr(item, "index", None): getattr(item, "embedding", None) for item in data}
+    if not all(type(item.get("index")) is int for item in data):
+        raise InvalidModelOutput("embedding rejected: every vector needs an integer index")
+    by_index = {item.get("index"): item.get("embedding") for item in data}
     if len(data) != expected or sorted(by_index, key=str) != list(range(expected)):
         raise InvalidModelOutput("embedding rejected: one vector per input was expected")
     return tuple(vector_literal(by_index[i]) for i in range(expected))
@@ -49,33 +51,31 @@ def _number(value: object) -> bool:
 
 
 class EmbeddingModel:
-    """The provider's embeddings endpoint, with the client's automatic retries turned off."""
+    """The provider's embeddings endpoint: one request per batch, never retried."""
 
     def __init__(self, config: MemoryConfig) -> None:
         self.model = config.embedding_model
         self._config = config
-        self._client = openai.AsyncOpenAI(
-            base_url=config.base_url,
-            api_key=config.api_key or "not-configured",
-            max_retries=0,
-            timeout=config.embedding_timeout_seconds,
+        self._client = ProviderClient(
+            config.base_url, config.api_key, config.embedding_timeout_seconds
         )
 
     async def embed(self, texts: Sequence[str]) -> tuple[str, ...]:
         """One request for up to `MAX_BATCH` texts; vector literals in the same order."""
         assert self.model is not None and 0 < len(texts) <= MAX_BATCH
         check_key(self._config)
+        body = {
+            "model": self.model,
+            "input": list(texts),
+            "dimensions": EMBEDDING_DIMENSIONS,
+            "encoding_format": "float",
+        }
         try:
-            response = await self._client.embeddings.create(
-                model=self.model,
-                input=list(texts),
-                dimensions=EMBEDDING_DIMENSIONS,
-                encoding_format="float",
-            )
-        except openai.APIError as exc:
+            answer = await self._client.post("/embeddings", body)
+        except ProviderRequestFailed as exc:
             keyed = self._config.api_key is not None
-            raise request_failed("embedding request", exc, keyed) from exc
-        return vectors(getattr(response, "data", None), len(texts))
+            raise request_failed("embedding request", exc, keyed) from None
+        return vectors(json_body(answer.content_type, answer.body), len(texts))
 
     async def aclose(self) -> None:
-        await self._client.close()
+        await self._client.aclose()

@@ -1,10 +1,9 @@
 """The call to the OpenAI-compatible model provider: exactly one request, never retried.
 
-The `openai` client sends the request (auth, timeout, HTTP errors as typed exceptions), but
-the body is read here, strictly, instead of by the client's lenient parser: that one returns a
-bare string for a non-JSON content type, a list for a JSON array, and unvalidated objects whose
-fields may have any type, so a provider's bad day would surface as `AttributeError` deep in
-the add. Anything the body cannot be read as is `ModelFailed`.
+`memory.provider_client` sends the request (auth, timeout, HTTP failures typed); the body is
+read here, strictly: a non-JSON content type, a JSON array, or fields of the wrong type are a
+provider's bad day, and must be `ModelFailed` here rather than an `AttributeError` deep in the
+add.
 """
 
 from __future__ import annotations
@@ -13,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import openai
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from memory.config import MemoryConfig, ModelChoice
 from memory.errors import InvalidModelOutput, ModelFailed
+from memory.provider_client import ProviderClient, ProviderRequestFailed
 from memory.strict_json import JsonRejected, loads
 
 # the provider's envelope is looser than our own JSON (it may nest deeply in fields we ignore)
@@ -58,16 +57,21 @@ def _unusable(rule: str) -> ModelFailed:
     return ModelFailed(f"model provider response unusable: {rule}")
 
 
-def read_completion(content_type: str | None, body: bytes) -> Completion:
-    """The parts of a Chat Completions body an add uses, or a typed failure saying why not."""
+def json_body(content_type: str | None, body: bytes) -> object:
+    """A provider's answer body as strict JSON, or `ModelFailed` saying why it is not."""
     if content_type is None or "json" not in content_type.lower():
         raise _unusable("the content type is not JSON")
     try:
-        data = loads(body.decode("utf-8"), max_depth=_ENVELOPE_MAX_DEPTH)
+        return loads(body.decode("utf-8"), max_depth=_ENVELOPE_MAX_DEPTH)
     except UnicodeDecodeError:
         raise _unusable("the body is not UTF-8") from None
     except JsonRejected as rejected:
         raise _unusable(f"the body JSON was refused: {rejected.rule}") from None
+
+
+def read_completion(content_type: str | None, body: bytes) -> Completion:
+    """The parts of a Chat Completions body an add uses, or a typed failure saying why not."""
+    data = json_body(content_type, body)
     try:
         parsed = _Body.model_validate(data)
     except ValidationError as exc:
@@ -87,10 +91,10 @@ KEY_VARIABLES = "STACKBONE_MEMORY_API_KEY (or OPENAI_API_KEY)"
 MISSING_KEY = f"{KEY_VARIABLES} is not set: the memory model provider needs a key"
 
 
-def request_failed(what: str, exc: openai.APIError, keyed: bool) -> ModelFailed:
+def request_failed(what: str, exc: ProviderRequestFailed, keyed: bool) -> ModelFailed:
     """A failed provider request; without a key, the message names the variable to set."""
     hint = "" if keyed else f"; {KEY_VARIABLES} is not set"
-    return ModelFailed(f"{what} failed: {type(exc).__name__}{hint}")
+    return ModelFailed(f"{what} failed: {exc.kind}{hint}")
 
 
 def check_key(config: MemoryConfig) -> None:
@@ -104,16 +108,11 @@ def check_key(config: MemoryConfig) -> None:
 
 
 class ExtractionModel:
-    """Chat Completions with automatic retries turned off."""
+    """Chat Completions: one request per extraction, never retried."""
 
     def __init__(self, config: MemoryConfig) -> None:
         self._config = config
-        self._client = openai.AsyncOpenAI(
-            base_url=config.base_url,
-            api_key=config.api_key or "not-configured",
-            max_retries=0,
-            timeout=config.timeout_seconds,
-        )
+        self._client = ProviderClient(config.base_url, config.api_key, config.timeout_seconds)
 
     async def complete(
         self,
@@ -122,20 +121,18 @@ class ExtractionModel:
         response_format: dict[str, Any],
     ) -> Completion:
         check_key(self._config)
-        create = self._client.chat.completions.with_raw_response.create
+        body: dict[str, Any] = {
+            "model": choice.provider_model,
+            "messages": list(messages),
+            "response_format": response_format,
+            "reasoning_effort": choice.reasoning_effort,
+        }
         try:
-            # plain dicts stand in for the SDK's TypedDicts; the values were built by this package
-            raw = await create(  # type: ignore[call-overload]
-                model=choice.provider_model,
-                messages=list(messages),
-                response_format=response_format,
-                reasoning_effort=choice.reasoning_effort,
-            )
-            body = raw.content
-        except openai.APIError as exc:
+            answer = await self._client.post("/chat/completions", body)
+        except ProviderRequestFailed as exc:
             keyed = self._config.api_key is not None
-            raise request_failed("model provider request", exc, keyed) from exc
-        return read_completion(raw.headers.get("content-type"), body)
+            raise request_failed("model provider request", exc, keyed) from None
+        return read_completion(answer.content_type, answer.body)
 
     async def aclose(self) -> None:
-        await self._client.close()
+        await self._client.aclose()

@@ -118,8 +118,10 @@ def memory_config(model_server: ModelServer) -> MemoryConfig:
 
 
 @pytest.fixture
-def memory(pool: asyncpg.Pool, memory_config: MemoryConfig) -> Memory:
-    return open_memory(MemoryStore(pool), memory_config)
+async def memory(pool: asyncpg.Pool, memory_config: MemoryConfig) -> AsyncIterator[Memory]:
+    memory = open_memory(MemoryStore(pool), memory_config)
+    yield memory
+    await memory.aclose()
 
 
 @pytest.fixture

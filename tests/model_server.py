@@ -1,6 +1,6 @@
 """A local OpenAI-compatible Chat Completions server with scripted replies.
 
-It stands in for the model provider in tests: it speaks the real HTTP protocol (the `openai`
+It stands in for the model provider in tests: it speaks the real HTTP protocol (the service's
 client talks to it unchanged), answers from a queue of scripted replies, and records every
 request body it received.
 """
@@ -36,6 +36,8 @@ class Reply:
 class ModelServer:
     replies: deque[Reply] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    """The headers of each Chat Completions request, in order."""
     # /v1/embeddings: deterministic vectors unless a scripted failure is queued
     embedding_requests: list[dict[str, Any]] = field(default_factory=list)
     embedding_failures: deque[Reply] = field(default_factory=deque)
@@ -75,6 +77,7 @@ class ModelServer:
     async def _handle(self, request: web.Request) -> web.Response:
         body = await request.json()
         self.requests.append(body)
+        self.headers.append(dict(request.headers))
         reply = self.replies.popleft() if self.replies else Reply(status=599)
         if reply.delay:
             await asyncio.sleep(reply.delay)

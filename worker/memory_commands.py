@@ -68,7 +68,7 @@ def _with_memory(
         try:
             result = await call(memory)
         finally:
-            await memory.drain_indexing()  # vectors of what an add just saved
+            await memory.aclose()  # after the vectors of what an add just saved
         if result.error is not None:
             raise refused(result.error)
         assert result.data is not None

@@ -34,7 +34,7 @@ def semantic_memory(pool: asyncpg.Pool, server: ModelServer) -> Memory:
 async def semantic(pool: asyncpg.Pool, model_server: ModelServer) -> AsyncIterator[Memory]:
     memory = semantic_memory(pool, model_server)
     yield memory
-    await memory.drain_indexing()
+    await memory.aclose()
 
 
 async def remember(

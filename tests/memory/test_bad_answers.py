@@ -1,6 +1,6 @@
 """Provider answers the client cannot use, and bad text in model answers: always an envelope.
 
-Each case is a real HTTP answer from the local model server; the `openai` client reads it.
+Each case is a real HTTP answer from the local model server; the provider client reads it.
 Unusable responses are `memory_model_failed` after exactly one request; answers that parse
 but break a rule (duplicate keys, lone surrogates, NUL) are `memory_invalid_model_output`.
 Nothing is written in either case.

@@ -32,11 +32,13 @@ async def test_provider_error_is_model_failed_and_not_retried(
 ) -> None:
     await seed(memory, model_server, "Has a dog.")
     before = await stored(pool, "support", "u1")
-    for status in (500, 429, 400):
+    kinds = {500: "InternalServerError", 429: "RateLimitError", 400: "BadRequestError"}
+    for status in kinds:
         model_server.fail(status)
-    for _ in range(3):
+    for kind in kinds.values():
         result = await memory.add("hi", "support", "u1")
         assert result.error is not None and result.error.code == "memory_model_failed"
+        assert result.error.message == f"model provider request failed: {kind}"
     assert len(model_server.requests) == 1 + 3  # one per add: no automatic retry
     assert await stored(pool, "support", "u1") == before
 
@@ -50,6 +52,7 @@ async def test_provider_timeout_is_model_failed(
     model_server.answer_text(json.dumps({"operations": [], "summary": "late"}), delay=1.0)
     result = await memory.add("hi", "support", "u1")
     assert result.error is not None and result.error.code == "memory_model_failed"
+    assert result.error.message.endswith(": APITimeoutError")
     await asyncio.sleep(0.8)
     assert len(model_server.requests) == 1
     assert (await stored(pool, "support", "u1"))["calls"] == []
@@ -61,6 +64,8 @@ async def test_unreachable_provider_is_model_failed(pool: asyncpg.Pool) -> None:
     )
     result = await memory.add("hi", "support", "u1")
     assert result.error is not None and result.error.code == "memory_model_failed"
+    assert result.error.message.endswith(": APIConnectionError")
+    await memory.aclose()
 
 
 @pytest.mark.parametrize(

@@ -135,8 +135,8 @@ async def _offer_identity_keys(app: web.Application) -> None:
     await offer_code_bindings(app[POOL], app[CATALOG].identity_keys())
 
 
-async def _drain_indexing(app: web.Application) -> None:
-    await app[MEMORY].drain_indexing()
+async def _close_memory(app: web.Application) -> None:
+    await app[MEMORY].aclose()
 
 
 def create_app(
@@ -166,7 +166,7 @@ def create_app(
         app.router.add_route(page.method, page.path, page.handler)
     app.on_startup.append(_offer_identity_keys)
     headers.install(app)
-    app.on_cleanup.append(_drain_indexing)  # before the pool closes (registered later)
+    app.on_cleanup.append(_close_memory)  # before the pool closes (registered later)
     return app
 
 
