@@ -57,6 +57,8 @@ CAUSE_WAIT_SECONDS = 3.0
 """How long a close by code in the job waits for a job shutdown reason to explain it."""
 SETTLE_SECONDS = CLOSE_WAIT_SECONDS + CAUSE_WAIT_SECONDS
 """The most the save waits before it reads the transcript."""
+RUNNING_PASS_SHARE = 0.5
+"""Turn mode: the share of the save timeout the final pass waits for a running pass to end."""
 _SIP_KIND = rtc.ParticipantKind.PARTICIPANT_KIND_SIP
 
 
@@ -118,10 +120,12 @@ def shared_save(
 ) -> SharedSave:
     """The call's one save: the heard transcript, read after the close, with the true outcome.
 
-    `passes`: turn mode; the save waits for the running pass and is the final pass.
+    `passes`: turn mode; the save waits (bounded) for the running pass and is the final pass.
     """
 
     async def save(path: str) -> SaveReport:
+        if passes is not None:
+            passes.close()  # from now on no pass starts and no memory block is refreshed
         if not plan.save or plan.user_id is None:
             return SaveReport("skipped", plan.reason or "save_off", path)
         if end.session_started and not end.closed:
@@ -134,8 +138,8 @@ def shared_save(
         deadline = Deadline.after(timeout)
         final = None
         if passes is not None:
-            with contextlib.suppress(Late):  # a stuck pass is left behind, not waited past
-                await within(deadline, passes.finish(), step="save")
+            # a pass still running past its share is cancelled: the final pass reads its part
+            await passes.finish(grace=timeout * RUNNING_PASS_SHARE)
             final = FinalPass(passes.covered, passes.turn)
         heard = recorder.transcript  # read after the close: what it committed is in
         ended_at = datetime.now(UTC)
