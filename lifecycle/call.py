@@ -32,6 +32,7 @@ from lifecycle.recall import recall_for
 from lifecycle.save import SharedSave
 from lifecycle.saving import CallScope
 from memory.api import Memory
+from memory.config import DEFAULT_TIMEOUT_SECONDS
 from memory.deadline import Deadline
 from memory.models import Recall
 from transcript.recorder import TranscriptRecorder
@@ -57,6 +58,7 @@ class CallSetup:
     recall_deadline: Deadline  # the pre-greeting deadline (lifecycle.opening)
     save_timeout_seconds: float
     consolidate: Consolidate = DEFAULT_CONSOLIDATE  # "turn": a pass after each agent reply
+    model_timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS  # one extraction (MemoryConfig's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,7 @@ async def attach_memory(
         run_id=setup.run_id,
         timeout=setup.save_timeout_seconds,
         passes=passes,
+        model_timeout=setup.model_timeout_seconds,
     )
     save_on_close(session, register_shutdown, save, end, room=room, then=after_save)
     count_session_usage(session)

@@ -39,11 +39,13 @@ from lifecycle.outcome import (
     decide,
     final_outcome,
 )
+from lifecycle.pass_schedule import running_pass_wait
 from lifecycle.passes import TurnPasses
 from lifecycle.plan import MemoryPlan
 from lifecycle.save import SaveReport, SharedSave
 from lifecycle.saving import CallScope, FinalPass, save_heard
 from memory.api import Memory
+from memory.config import DEFAULT_TIMEOUT_SECONDS
 from memory.deadline import Deadline, Late, within
 from transcript.recorder import TranscriptRecorder
 
@@ -57,8 +59,6 @@ CAUSE_WAIT_SECONDS = 3.0
 """How long a close by code in the job waits for a job shutdown reason to explain it."""
 SETTLE_SECONDS = CLOSE_WAIT_SECONDS + CAUSE_WAIT_SECONDS
 """The most the save waits before it reads the transcript."""
-RUNNING_PASS_SHARE = 0.5
-"""Turn mode: the share of the save timeout the final pass waits for a running pass to end."""
 _SIP_KIND = rtc.ParticipantKind.PARTICIPANT_KIND_SIP
 
 
@@ -117,10 +117,12 @@ def shared_save(
     run_id: str,
     timeout: float,
     passes: TurnPasses | None = None,
+    model_timeout: float = DEFAULT_TIMEOUT_SECONDS,
 ) -> SharedSave:
     """The call's one save: the heard transcript, read after the close, with the true outcome.
 
     `passes`: turn mode; the save waits (bounded) for the running pass and is the final pass.
+    `model_timeout`: one extraction's timeout, the time the final pass keeps for its model.
     """
 
     async def save(path: str) -> SaveReport:
@@ -138,8 +140,8 @@ def shared_save(
         deadline = Deadline.after(timeout)
         final = None
         if passes is not None:
-            # a pass still running past its share is cancelled: the final pass reads its part
-            await passes.finish(grace=timeout * RUNNING_PASS_SHARE)
+            # a pass still running past its wait is cancelled: the final pass reads its part
+            await passes.finish(grace=running_pass_wait(timeout, model_timeout))
             final = FinalPass(passes.covered, passes.turn)
         heard = recorder.transcript  # read after the close: what it committed is in
         ended_at = datetime.now(UTC)
