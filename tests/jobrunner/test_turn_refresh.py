@@ -12,7 +12,6 @@ import functools
 import json
 import time
 from collections.abc import Callable
-from typing import Any
 
 import asyncpg
 import pytest
@@ -83,13 +82,16 @@ def spoken(side: FakeCallSide, segments: int) -> Callable[[], bool]:
     return lambda: side.io is not None and len(side.io.speaker.segments) == segments
 
 
-def fact_texts(prompt: dict[str, Any]) -> str:
-    return json.dumps(prompt)
-
-
 async def test_the_reply_after_a_saved_pass_sees_the_facts_as_they_are_now(
-    job_env: None, *, room: MockRoom, side: FakeCallSide, memory: Memory, model_server: ModelServer
+    job_env: None,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    memory: Memory,
+    model_server: ModelServer,
 ) -> None:
+    monkeypatch.setenv("CALL_SAVE_TIMEOUT_SECONDS", "10")  # a running pass gets 10 - 4 s at close
     model_server.answer([add_op("Lives in Miraflores."), add_op("Works Saturdays.")], "Earlier.")
     assert (await memory.add("an earlier call", AGENT, NUMBER)).error is None
     heard: list[OpsEvent] = []
@@ -110,7 +112,7 @@ async def test_the_reply_after_a_saved_pass_sees_the_facts_as_they_are_now(
         await wait_until(lambda: "San Isidro" in str(agents[0].instructions), within=10)
         # the next pass answers slowly: the call closes while it runs, so it must not refresh
         model_server.answer_text(
-            json.dumps({"operations": [add_op("Has a dog.")], "summary": "s"}), delay=1.0
+            json.dumps({"operations": [add_op("Has a dog.")], "summary": "s"}), delay=2.0
         )
         side.in_job(side.session.generate_reply, user_input=ASK)  # type: ignore[union-attr]
         await wait_until(spoken(side, 2))
@@ -125,7 +127,7 @@ async def test_the_reply_after_a_saved_pass_sees_the_facts_as_they_are_now(
     assert "Lives in San Isidro." in reply and "Prefers WhatsApp." in reply  # updated, added
     assert "Miraflores" not in reply and "Works Saturdays." not in reply  # replaced, deleted
     assert reply.startswith("You answer the phone.") and "{{MEMORY}}" not in reply
-    assert "Lives in San Isidro." in fact_texts(model_server.requests[2])  # what the pass held
+    assert "Lives in San Isidro." in json.dumps(model_server.requests[2])  # what the pass held
     # the pass that ended while the call closed was saved and emitted, but not shown
     assert [(e["turn"], e["final"]) for e in heard] == [(1, False), (2, False)]
     assert [o["text"] for o in heard[1]["ops"]] == ["Has a dog."]
