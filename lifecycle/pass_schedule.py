@@ -4,9 +4,9 @@ Passes of one call never overlap: a reply that completes while a pass runs marks
 pending, and however many replies complete meanwhile, one pass starts when the running one ends
 (coalesced: it covers all of them). Once the call is closing no pass starts; the final pass
 (`lifecycle.saving`) covers what no pass covered. At close the save waits for a running pass
-only as long as it can while still leaving the final pass one model call's timeout
-(`running_pass_wait`); a pass still running then is cancelled, and what it read, never
-covered, is read by the final pass.
+only as long as it can while still leaving the final pass one model call's timeout and some
+time for its write (`running_pass_wait`); a pass still running then is cancelled, and what it
+read, never covered, is read by the final pass.
 """
 
 from __future__ import annotations
@@ -50,9 +50,10 @@ def on_closing(state: PassState) -> PassState:
 
 
 def running_pass_wait(save_timeout: float, model_timeout: float) -> float:
-    """Seconds the save waits for a running pass: the save's time but the final pass's own
-    model call (configuration keeps the save timeout above the model's); never negative."""
-    return max(0.0, save_timeout - model_timeout)
+    """Seconds the save waits for a running pass: half of what the save has beyond one model
+    call, so the final pass keeps its model call's whole timeout plus the other half for its
+    reads and write (configuration keeps the save timeout above the model's); never negative."""
+    return max(0.0, save_timeout - model_timeout) / 2
 
 
 def uncovered(heard: Sequence[M], covered: int) -> list[M]:

@@ -11,17 +11,19 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
+from typing import Any
 
 import asyncpg
 import pytest
 import structlog
 from livekit import rtc
-from livekit.agents import Agent, AgentServer, AgentSession, JobContext
+from livekit.agents import Agent, AgentServer, AgentSession, JobContext, llm
 
 from callmemory import CallerMemory, CodeDefaults
 from lifecycle.closing import SETTLE_SECONDS
 from memory.api import Memory
+from memory.errors import ModelFailed
 from memory.ops_event import OpsEvent
 from memory.ops_store import ops_after
 from tests.jobrunner.room import SIP, MockRoom, participant
@@ -82,6 +84,19 @@ def spoken(side: FakeCallSide, segments: int) -> Callable[[], bool]:
     return lambda: side.io is not None and len(side.io.speaker.segments) == segments
 
 
+def said(side: FakeCallSide, text: str) -> Callable[[], bool]:
+    """The agent's reply `text` was spoken to its end and is in the session's history."""
+
+    def done() -> bool:
+        items = side.session.history.items if side.session is not None else []
+        return any(
+            isinstance(i, llm.ChatMessage) and i.role == "assistant" and i.text_content == text
+            for i in items
+        )
+
+    return done
+
+
 async def test_the_reply_after_a_saved_pass_sees_the_facts_as_they_are_now(
     job_env: None,
     monkeypatch: pytest.MonkeyPatch,
@@ -91,7 +106,7 @@ async def test_the_reply_after_a_saved_pass_sees_the_facts_as_they_are_now(
     memory: Memory,
     model_server: ModelServer,
 ) -> None:
-    monkeypatch.setenv("CALL_SAVE_TIMEOUT_SECONDS", "10")  # a running pass gets 10 - 4 s at close
+    monkeypatch.setenv("CALL_SAVE_TIMEOUT_SECONDS", "12")  # a running pass gets (12 - 4) / 2 s
     model_server.answer([add_op("Lives in Miraflores."), add_op("Works Saturdays.")], "Earlier.")
     assert (await memory.add("an earlier call", AGENT, NUMBER)).error is None
     heard: list[OpsEvent] = []
@@ -170,11 +185,66 @@ async def test_a_pass_after_the_room_disconnected_is_saved_logged_and_not_publis
     assert [(r["user_id"], r["outcome"]) for r in records] == [(NUMBER, "caller_hung_up")]
 
 
-MODEL_TIMEOUT, SAVE_TIMEOUT = 10.0, 11.0  # at close a running pass gets 11 - 10 = 1 s
-HUNG = 12.0  # the hung pass's model would answer after this: past the client's timeout
+MODEL_TIMEOUT, SAVE_TIMEOUT = 8.0, 12.0  # at close a running pass gets (12 - 8) / 2 s
+HUNG = 10.0  # a hung model would answer after this: past the client's own timeout
+HUNG_ANSWER = json.dumps({"operations": [add_op("Hung fact.")], "summary": "s"})
 
 
-async def test_a_hung_pass_delays_no_reply_overlaps_no_pass_and_the_final_save_is_bounded(
+async def hung_pass_call(
+    monkeypatch: pytest.MonkeyPatch,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    heard: list[OpsEvent],
+) -> tuple[list[MutableMapping[str, Any]], float]:
+    """A call whose greeting pass hangs; two replies, then the caller hangs up.
+
+    The logs of the call and how long the save took after the hang-up.
+    """
+    monkeypatch.setenv("STACKBONE_MEMORY_TIMEOUT_SECONDS", str(MODEL_TIMEOUT))
+    monkeypatch.setenv("CALL_SAVE_TIMEOUT_SECONDS", str(SAVE_TIMEOUT))
+    caller = participant("sip_caller", SIP, {"sip.phoneNumber": NUMBER})
+    room.join(caller)
+    side.replies = (ANSWER, ANSWER_AGAIN)
+    with structlog.testing.capture_logs() as logs:
+        async with serving(server_for(turn_memory(heard), side, [])) as running:
+            await running.simulate_job("call-room", fake_job=True)
+            await side.greeted()
+            await wait_until(lambda: len(model_server.requests) == 1, within=10)
+            for ask, answer in ((ASK, ANSWER), (ASK_AGAIN, ANSWER_AGAIN)):
+                side.in_job(side.session.generate_reply, user_input=ask)  # type: ignore[union-attr]
+                await wait_until(said(side, answer), within=10)
+            # both replies were spoken while the pass still waited for its model
+            assert not any(e["event"] == "memory.pass_finished" for e in logs)
+            assert len(model_server.requests) == 1  # and no second pass started meanwhile
+            room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
+            hung_up = time.monotonic()
+            await wait_until(
+                lambda: any(e["event"] == "call.save_finished" for e in logs), within=30
+            )
+            took = time.monotonic() - hung_up
+    # the save did not wait for the hung pass to time out: it cancelled it, and ended in bound
+    events = [e["event"] for e in logs]
+    assert "memory.pass_abandoned" in events and "memory.pass_finished" not in events
+    abandoned = [e for e in logs if e["event"] == "deadline.abandoned_ended"]
+    assert [(e["step"], e["ending"]) for e in abandoned] == [("turn_pass", "cancelled")]
+    assert took < SAVE_TIMEOUT + SETTLE_SECONDS
+    # the final pass read everything the hung pass never covered
+    assert [m["text"] for m in saved_transcript(model_server.requests[1])] == [
+        GREETING,
+        ASK,
+        ANSWER,
+        ASK_AGAIN,
+        ANSWER_AGAIN,
+    ]
+    return logs, took
+
+
+def save_outcomes(logs: list[MutableMapping[str, Any]]) -> list[tuple[str, str | None]]:
+    return [(e["status"], e["reason"]) for e in logs if e["event"] == "call.save_finished"]
+
+
+async def test_a_hung_pass_delays_no_reply_overlaps_no_pass_and_the_final_pass_saves(
     job_env: None,
     monkeypatch: pytest.MonkeyPatch,
     *,
@@ -183,54 +253,37 @@ async def test_a_hung_pass_delays_no_reply_overlaps_no_pass_and_the_final_save_i
     model_server: ModelServer,
     pool: asyncpg.Pool,
 ) -> None:
-    monkeypatch.setenv("STACKBONE_MEMORY_TIMEOUT_SECONDS", str(MODEL_TIMEOUT))
-    monkeypatch.setenv("CALL_SAVE_TIMEOUT_SECONDS", str(SAVE_TIMEOUT))
-    heard: list[OpsEvent] = []
-    turn = turn_memory(heard)
-    caller = participant("sip_caller", SIP, {"sip.phoneNumber": NUMBER})
-    room.join(caller)
-    side.replies = (ANSWER, ANSWER_AGAIN)
-    hung = json.dumps({"operations": [add_op("Hung fact.")], "summary": "s"})
-    model_server.answer_text(hung, delay=HUNG)  # the greeting's pass
+    model_server.answer_text(HUNG_ANSWER, delay=HUNG)  # the greeting's pass
     model_server.answer([add_op("Wants a call back.")], "Asked for a call back.")  # the final
-    with structlog.testing.capture_logs() as logs:
-        async with serving(server_for(turn, side, [])) as running:
-            await running.simulate_job("call-room", fake_job=True)
-            await side.greeted()
-            await wait_until(lambda: len(model_server.requests) == 1, within=10)
-            for ask, segments in ((ASK, 2), (ASK_AGAIN, 3)):
-                side.in_job(side.session.generate_reply, user_input=ask)  # type: ignore[union-attr]
-                await wait_until(spoken(side, segments), within=10)
-            # both replies were spoken while the pass still waited for its model
-            assert not any(e["event"] == "memory.pass_finished" for e in logs)
-            assert len(model_server.requests) == 1  # and no second pass started meanwhile
-            room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
-            hung_up = time.monotonic()
-            await wait_until(
-                lambda: any(e["event"] == "call.save_finished" for e in logs), within=20
-            )
-            saved = time.monotonic()
+    heard: list[OpsEvent] = []
+    logs, _ = await hung_pass_call(monkeypatch, room, side, model_server, heard)
 
-    # the save did not wait for the hung pass to time out: it cancelled it, and ended in bound
-    events = [e["event"] for e in logs]
-    assert "memory.pass_abandoned" in events and "memory.pass_finished" not in events
-    assert saved - hung_up < SAVE_TIMEOUT + SETTLE_SECONDS
-    saves = [e for e in logs if e["event"] == "call.save_finished"]
-    assert [(e["status"], e["reason"]) for e in saves] == [("saved", None)]
-    abandoned = [e for e in logs if e["event"] == "deadline.abandoned_ended"]
-    assert [(e["step"], e["ending"]) for e in abandoned] == [("turn_pass", "cancelled")]
-    # the final pass read everything the hung pass never covered, and it alone wrote
-    final_request = model_server.requests[1]
-    assert [m["text"] for m in saved_transcript(final_request)] == [
-        GREETING,
-        ASK,
-        ANSWER,
-        ASK_AGAIN,
-        ANSWER_AGAIN,
-    ]
+    assert save_outcomes(logs) == [("saved", None)]
     assert [(e["turn"], e["final"]) for e in heard] == [(3, True)]
     assert [o["text"] for o in heard[0]["ops"]] == ["Wants a call back."]
     records = await call_records(pool)
     assert [(r["user_id"], r["outcome"]) for r in records] == [(NUMBER, "caller_hung_up")]
     facts = await pool.fetch("select content from stackbone_platform.memory_facts")
     assert [f["content"] for f in facts] == ["Wants a call back."]  # the hung pass wrote nothing
+
+
+async def test_when_the_final_pass_hangs_too_the_save_fails_in_bound_and_says_why(
+    job_env: None,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
+) -> None:
+    model_server.answer_text(HUNG_ANSWER, delay=HUNG)  # the greeting's pass
+    model_server.answer_text(HUNG_ANSWER, delay=HUNG)  # the final pass
+    heard: list[OpsEvent] = []
+    logs, took = await hung_pass_call(monkeypatch, room, side, model_server, heard)
+
+    # the final pass kept its model call's whole timeout, so the model's own failure is reported
+    assert save_outcomes(logs) == [("failed", ModelFailed.code)]
+    assert took > MODEL_TIMEOUT
+    assert heard == []
+    assert await call_records(pool) == []
+    assert await pool.fetch("select content from stackbone_platform.memory_facts") == []

@@ -67,8 +67,8 @@ def test_what_a_pass_reads(heard: str, covered: int, rest: str, final: str) -> N
 @pytest.mark.parametrize(
     ("save_timeout", "model_timeout", "wait"),
     [
-        (40.0, 30.0, 10.0),  # the defaults: the final pass keeps one model call's 30 s
-        (11.0, 10.0, 1.0),
+        (40.0, 30.0, 5.0),  # the defaults: the final pass keeps 30 s for its model, 5 s more
+        (11.0, 10.0, 0.5),
         (10.0, 10.0, 0.0),  # at the limit: the running pass is cancelled at once
         (5.0, 30.0, 0.0),  # past it (configuration refuses it): never a negative wait
     ],
