@@ -5,9 +5,13 @@ with playback, never on the reply's path): one extraction over the facts held an
 pass covered yet (normally the last heard exchange), applied with the revision compare-and-set
 (`Memory.consolidate`). A pass that conflicts is dropped, not retried; what it read stays
 uncovered, so the next pass reads it again against fresh facts. Passes never overlap
-(`lifecycle.pass_schedule`). Non-final passes write no call record: the final pass at close
-(`lifecycle.saving`) covers the rest and carries it. Every pass task is held and its failure
-retrieved; logs carry the turn, status and codes, never text.
+(`lifecycle.pass_schedule`). A saved pass that changed facts then refreshes the agent's memory
+block (`lifecycle.memory_block`) on its own task, unless the call is already closing (the save
+started or the session closed). Non-final passes write no call record: the final pass at close
+(`lifecycle.saving`) covers the rest and carries it. At close the running pass gets a bounded
+wait (`pass_schedule.running_pass_wait`); past it, it is cancelled (what it read is still
+uncovered, so the final pass reads it). Every pass task is held and its failure retrieved;
+logs carry the turn, status and codes, never text.
 """
 
 from __future__ import annotations
