@@ -118,6 +118,7 @@ class CallerMemory:
             opened.deadline,
             config.save_timeout_seconds,
             self.consolidate,
+            config.memory.timeout_seconds,
         )
         for listener in self._listeners:
             runtime.memory.on("ops", listener)

@@ -2,7 +2,8 @@
 
 Once the caller is on the line (`lifecycle.opening`): record the transcript, wire every close
 path to the one save, recall inside the pre-greeting deadline and put the memory block into the
-agent's own instructions. All of it happens before `session.start()`, so whatever the agent
+agent's own instructions (in turn mode refreshed after each saved pass,
+`lifecycle.memory_block`). All of it happens before `session.start()`, so whatever the agent
 says first (its own `on_enter` greeting) is generated with memory already in its instructions.
 Nothing else of the agent changes: its tools, `on_enter` and greeting are its own. The attach
 API (`callmemory`) and the tests run this same sequence; only where the caller comes from and
@@ -22,6 +23,7 @@ from livekit.agents import Agent, AgentSession, AgentStateChangedEvent
 from lifecycle.closing import CallEnd, RoomEvents, ShutdownRegistrar, save_on_close, shared_save
 from lifecycle.instructions import give_memory
 from lifecycle.live import DataRoom, data_channel
+from lifecycle.memory_block import MemoryBlock
 from lifecycle.metrics import count_memory_off, count_session_usage
 from lifecycle.pass_schedule import DEFAULT_CONSOLIDATE, Consolidate
 from lifecycle.passes import TurnPasses
@@ -30,6 +32,7 @@ from lifecycle.recall import recall_for
 from lifecycle.save import SharedSave
 from lifecycle.saving import CallScope
 from memory.api import Memory
+from memory.config import DEFAULT_TIMEOUT_SECONDS
 from memory.deadline import Deadline
 from memory.models import Recall
 from transcript.recorder import TranscriptRecorder
@@ -55,6 +58,7 @@ class CallSetup:
     recall_deadline: Deadline  # the pre-greeting deadline (lifecycle.opening)
     save_timeout_seconds: float
     consolidate: Consolidate = DEFAULT_CONSOLIDATE  # "turn": a pass after each agent reply
+    model_timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS  # one extraction (MemoryConfig's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,11 +108,15 @@ async def attach_memory(
         run_id=setup.run_id,
         timeout=setup.save_timeout_seconds,
         passes=passes,
+        model_timeout=setup.model_timeout_seconds,
     )
     save_on_close(session, register_shutdown, save, end, room=room, then=after_save)
     count_session_usage(session)
     recalled = await recall_for(setup.plan, memory, setup.recall_deadline)
+    own = agent.instructions
     await give_memory(agent, recalled)
+    if passes is not None and recalled is not None:
+        passes.block = MemoryBlock(agent, own, recalled)  # refreshed after each saved pass
     return MemoryCall(setup.plan, recalled, recorder, save, end, passes)
 
 

@@ -39,11 +39,13 @@ from lifecycle.outcome import (
     decide,
     final_outcome,
 )
+from lifecycle.pass_schedule import running_pass_wait
 from lifecycle.passes import TurnPasses
 from lifecycle.plan import MemoryPlan
 from lifecycle.save import SaveReport, SharedSave
 from lifecycle.saving import CallScope, FinalPass, save_heard
 from memory.api import Memory
+from memory.config import DEFAULT_TIMEOUT_SECONDS
 from memory.deadline import Deadline, Late, within
 from transcript.recorder import TranscriptRecorder
 
@@ -115,13 +117,17 @@ def shared_save(
     run_id: str,
     timeout: float,
     passes: TurnPasses | None = None,
+    model_timeout: float = DEFAULT_TIMEOUT_SECONDS,
 ) -> SharedSave:
     """The call's one save: the heard transcript, read after the close, with the true outcome.
 
-    `passes`: turn mode; the save waits for the running pass and is the final pass.
+    `passes`: turn mode; the save waits (bounded) for the running pass and is the final pass.
+    `model_timeout`: one extraction's timeout, the time the final pass keeps for its model.
     """
 
     async def save(path: str) -> SaveReport:
+        if passes is not None:
+            passes.close()  # from now on no pass starts and no memory block is refreshed
         if not plan.save or plan.user_id is None:
             return SaveReport("skipped", plan.reason or "save_off", path)
         if end.session_started and not end.closed:
@@ -134,8 +140,8 @@ def shared_save(
         deadline = Deadline.after(timeout)
         final = None
         if passes is not None:
-            with contextlib.suppress(Late):  # a stuck pass is left behind, not waited past
-                await within(deadline, passes.finish(), step="save")
+            # a pass still running past its wait is cancelled: the final pass reads its part
+            await passes.finish(grace=running_pass_wait(timeout, model_timeout))
             final = FinalPass(passes.covered, passes.turn)
         heard = recorder.transcript  # read after the close: what it committed is in
         ended_at = datetime.now(UTC)

@@ -3,7 +3,10 @@
 Passes of one call never overlap: a reply that completes while a pass runs marks one pass
 pending, and however many replies complete meanwhile, one pass starts when the running one ends
 (coalesced: it covers all of them). Once the call is closing no pass starts; the final pass
-(`lifecycle.saving`) covers what no pass covered.
+(`lifecycle.saving`) covers what no pass covered. At close the save waits for a running pass
+only as long as it can while still leaving the final pass one model call's timeout and some
+time for its write (`running_pass_wait`); a pass still running then is cancelled, and what it
+read, never covered, is read by the final pass.
 """
 
 from __future__ import annotations
@@ -44,6 +47,13 @@ def on_pass_done(state: PassState) -> tuple[PassState, bool]:
 def on_closing(state: PassState) -> PassState:
     """The call is ending: no more passes start; a running one is left to end."""
     return replace(state, closing=True, pending=False)
+
+
+def running_pass_wait(save_timeout: float, model_timeout: float) -> float:
+    """Seconds the save waits for a running pass: half of what the save has beyond one model
+    call, so the final pass keeps its model call's whole timeout plus the other half for its
+    reads and write (configuration keeps the save timeout above the model's); never negative."""
+    return max(0.0, save_timeout - model_timeout) / 2
 
 
 def uncovered(heard: Sequence[M], covered: int) -> list[M]:

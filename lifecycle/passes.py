@@ -5,9 +5,13 @@ with playback, never on the reply's path): one extraction over the facts held an
 pass covered yet (normally the last heard exchange), applied with the revision compare-and-set
 (`Memory.consolidate`). A pass that conflicts is dropped, not retried; what it read stays
 uncovered, so the next pass reads it again against fresh facts. Passes never overlap
-(`lifecycle.pass_schedule`). Non-final passes write no call record: the final pass at close
-(`lifecycle.saving`) covers the rest and carries it. Every pass task is held and its failure
-retrieved; logs carry the turn, status and codes, never text.
+(`lifecycle.pass_schedule`). A saved pass that changed facts then refreshes the agent's memory
+block (`lifecycle.memory_block`) on its own task, unless the call is already closing (the save
+started or the session closed). Non-final passes write no call record: the final pass at close
+(`lifecycle.saving`) covers the rest and carries it. At close the running pass gets a bounded
+wait (`pass_schedule.running_pass_wait`); past it, it is cancelled (what it read is still
+uncovered, so the final pass reads it). Every pass task is held and its failure retrieved;
+logs carry the turn, status and codes, never text.
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ import contextvars
 from typing import Any
 
 import structlog
-from livekit.agents import AgentSession, ConversationItemAddedEvent, llm
+from livekit.agents import AgentSession, CloseEvent, ConversationItemAddedEvent, llm
 
+from lifecycle.memory_block import MemoryBlock
 from lifecycle.pass_schedule import PassState, on_closing, on_pass_done, on_reply, uncovered
 from lifecycle.saving import CallScope
 from memory.api import Memory
+from memory.deadline import ABANDONED
 from memory.errors import Conflict
 from transcript.models import Message
 from transcript.recorder import TranscriptRecorder
@@ -48,9 +54,11 @@ class TurnPasses:
         self._task: asyncio.Task[None] | None = None
         self.covered = 0
         self.turn = 0  # completed agent replies so far
-        self.statuses: list[str] = []  # per pass that ran: saved, dropped, failed, empty
+        self.statuses: list[str] = []  # per pass: saved, dropped, failed, empty, abandoned
+        self.block: MemoryBlock | None = None  # the agent's memory block, when it was recalled
         self._context = contextvars.copy_context()
         session.on("conversation_item_added", self._on_item)
+        session.on("close", self._on_close)
 
     def _on_item(self, ev: ConversationItemAddedEvent) -> None:
         if isinstance(ev.item, llm.ChatMessage) and ev.item.role == "assistant":
@@ -97,15 +105,31 @@ class TurnPasses:
             status = "dropped" if result.error.code == Conflict.code else "failed"
         self.statuses.append(status)
         log.info("memory.pass_finished", turn=turn, status=status, code=_code(result.error))
+        if result.data is not None and self.block is not None and not self._state.closing:
+            await self.block.refresh(result.data.applied)
 
-    async def finish(self) -> None:
-        """The call is ending: start no more passes and wait for the running one."""
+    def _on_close(self, _: CloseEvent) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """The call is closing: no pass starts and no block is refreshed from now on."""
         self._session.off("conversation_item_added", self._on_item)
+        self._session.off("close", self._on_close)
         self._state = on_closing(self._state)
+
+    async def finish(self, grace: float) -> None:
+        """The call is ending: close, and wait for the running pass at most `grace` seconds;
+        past it the pass is cancelled (held until it ends) and the final pass covers its part."""
+        self.close()
         task = self._task
-        if task is not None and not task.done():
-            with contextlib.suppress(Exception):
-                await asyncio.shield(task)
+        if task is None or task.done():
+            return
+        with contextlib.suppress(Exception):
+            await asyncio.wait({task}, timeout=grace)
+        if not task.done():
+            self.statuses.append("abandoned")
+            log.warning("memory.pass_abandoned", turn=self.turn)
+            ABANDONED.hold(task, "turn_pass")
 
 
 def _code(error: Any) -> str | None:

@@ -9,7 +9,8 @@ emits events: `room.on(event, handler)` only records the call. So a test
   look first;
 - makes one leave by setting its `disconnect_reason`, removing it, and calling every handler
   still registered for `participant_disconnected` (registered minus removed with `room.off`),
-  on the job's own event loop, as the real room would.
+  on the job's own event loop, as the real room would;
+- says whether the room is connected (`isconnected()`): connected until `disconnect()`.
 """
 
 from __future__ import annotations
@@ -56,7 +57,12 @@ class MockRoom:
         """Empty the room and forget its handlers, for the next job."""
         self.room.reset_mock()
         self.room.remote_participants = {}
+        self.room.isconnected.return_value = True
         self.loop = None
+
+    def disconnect(self) -> None:
+        """From now on the room says it is not connected (the call's room is gone)."""
+        self.room.isconnected.return_value = False
 
     def join(self, who: rtc.RemoteParticipant) -> None:
         self.room.remote_participants[who.sid] = who

@@ -10,6 +10,7 @@ from lifecycle.pass_schedule import (
     on_closing,
     on_pass_done,
     on_reply,
+    running_pass_wait,
     uncovered,
 )
 
@@ -61,3 +62,18 @@ def test_closing_drops_the_pending_pass() -> None:
 def test_what_a_pass_reads(heard: str, covered: int, rest: str, final: str) -> None:
     assert "".join(uncovered(list(heard), covered)) == rest
     assert "".join(final_part(list(heard), covered)) == final
+
+
+@pytest.mark.parametrize(
+    ("save_timeout", "model_timeout", "wait"),
+    [
+        (40.0, 30.0, 5.0),  # the defaults: the final pass keeps 30 s for its model, 5 s more
+        (11.0, 10.0, 0.5),
+        (10.0, 10.0, 0.0),  # at the limit: the running pass is cancelled at once
+        (5.0, 30.0, 0.0),  # past it (configuration refuses it): never a negative wait
+    ],
+)
+def test_how_long_the_save_waits_for_a_running_pass(
+    save_timeout: float, model_timeout: float, wait: float
+) -> None:
+    assert running_pass_wait(save_timeout, model_timeout) == wait
