@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 
@@ -130,6 +131,41 @@ def _write_path(store: MemoryStore, user: str) -> Callable[[], Awaitable[None]]:
     return write_path
 
 
+_FLOOR = f"""with rev as (
+    update {S}.memory_revisions set revision = revision + 1
+    where agent_id = $1 and user_id = $2 and revision = $3 returning revision
+), upd as (
+    update {S}.memory_facts set content = $5, updated_at = now()
+    where id = $4::text::uuid and exists (select from rev) returning id
+) select (select revision from rev), (select id::text from upd)"""
+
+
+def _floor_path(pool: asyncpg.Pool, user: str) -> Callable[[], Awaitable[None]]:
+    """The least any read-then-write path costs: the cheapest read, and a durable write that
+    compares and sets a revision and changes one fact (no history, call record or ops log)."""
+    state: dict[str, Any] = {"revision": 0}
+    counter = iter(range(1_000_000_000))
+
+    async def floor() -> None:
+        if state["revision"] == 0:
+            await seed_person(pool, "support", user, facts=1, calls=0)
+            await pool.execute(
+                f"insert into {S}.memory_revisions (agent_id, user_id, revision)"
+                " values ('support', $1, 1)",
+                user,
+            )
+            state["id"] = await pool.fetchval(
+                f"select id::text from {S}.memory_facts where user_id = $1", user
+            )
+            state["revision"] = 1
+        await pool.fetchval("select 1")
+        fact, text = state["id"], f"Has {next(counter)} dogs."
+        await pool.fetch(_FLOOR, "support", user, state["revision"], fact, text)
+        state["revision"] += 1
+
+    return floor
+
+
 async def bench_latency(
     pool: asyncpg.Pool, lazy: asyncpg.Pool, server: ModelServer, n: int
 ) -> list[str]:
@@ -154,12 +190,14 @@ async def bench_latency(
             _write_path(MemoryStore(lazy), "lazy-writer"),
             _write_path(LegacyWriteStore(lazy), "lazy-before"),
             lambda: memory.history("support", "writer"),
+            _floor_path(pool, "floor"),
         ],
         n,
     )
     # the end-to-end add runs the model server in this event loop: paired with its own baseline
     add = lambda: memory.add("hi", "support", "adder")  # noqa: E731
     base_full, full = await interleaved([select_1, add], n)
+    await memory.aclose()
     kept = await pool.fetchval(
         f"select closed_versions from {S}.memory_revisions where user_id = 'writer'"
     )
@@ -172,6 +210,7 @@ async def bench_latency(
         "add write path, `synchronous_commit = off`",
         "add write path before, `synchronous_commit = off`",
         f"history (10 facts, {min(kept, MAX_HISTORY_VERSIONS):,} closed versions)",
+        "floor: `SELECT 1` + a bare revision compare-and-set and one fact update, autocommit",
     ]
     return [
         *(row(name, series, samples[0]) for name, series in zip(names, samples, strict=True)),

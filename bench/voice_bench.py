@@ -17,7 +17,7 @@ Two paths, each read on against read off, interleaved, in one run:
   provider would): the pass must not delay the reply.
 
 Real Postgres; the person recalled has 50 facts of 500 characters and 100 call records.
-Usage: python -m bench.voice_bench [--quick] [--replies-only]
+Usage: python -m bench.voice_bench [--quick | --rounds N] [--replies-only]
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ async def interleave(sample: Sample, rounds: int) -> tuple[list[float], list[flo
     return on, off
 
 
-async def main(quick: bool, replies_only: bool) -> None:
+async def main(rounds: int, replies_only: bool) -> None:
     configure_logging(logging.WARNING)
     logging.getLogger("livekit").setLevel(logging.ERROR)
     admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
@@ -140,7 +140,6 @@ async def main(quick: bool, replies_only: bool) -> None:
     pool = await create_pool(url, min_size=2, max_size=2)
     await seed_person(pool, AGENT, CALLER, facts=50, calls=100)
     plans = {read: await snapshot_plan(pool, read=read, save=False) for read in (True, False)}
-    rounds = 10 if quick else 60
     saving = await snapshot_plan(pool, read=True, save=True)
     async with model_process(PASS_SECONDS, PASS_ANSWER) as model_url:
         config = MemoryConfig(base_url=model_url, api_key="bench")
@@ -168,6 +167,7 @@ async def main(quick: bool, replies_only: bool) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="10 rounds instead of 60")
+    parser.add_argument("--rounds", type=int, default=60, help="rounds of each path (60)")
     parser.add_argument("--replies-only", action="store_true", help="only the turn-mode reply")
     args = parser.parse_args()
-    asyncio.run(main(args.quick, args.replies_only))
+    asyncio.run(main(10 if args.quick else args.rounds, args.replies_only))

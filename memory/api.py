@@ -175,17 +175,6 @@ class Memory:
                     completion_tokens=record.completion_tokens,
                 )
 
-    async def _guidance(self) -> str | None:
-        """Published guidance; if it cannot be read, the built-in guidance runs and that is logged.
-
-        (The stored model selection is read with the snapshot: if that fails, the add fails.)
-        """
-        try:
-            return await self._store.published_guidance()
-        except MemoryFailure as failure:
-            log.warning("memory.guidance_unreadable", error_code=failure.code)
-            return None
-
     async def _add(self, record: ExtractionRecord, request: _Pass) -> Written:
         agent, user = requests.agent_id(request.agent_id), requests.user_id(request.user_id)
         transcript = requests.transcript(request.content)
@@ -194,12 +183,14 @@ class Memory:
         compiled_brief = parse_brief(request.brief)
         await self._store.ensure_capability()
         snapshot = await self._store.snapshot(agent, user)
+        if snapshot.guidance_error is not None:  # the built-in guidance runs, and that is said
+            log.warning("memory.guidance_unreadable", error_code=snapshot.guidance_error)
         choice = resolve_choice(self._config, snapshot.model, snapshot.reasoning_effort)
         prompt = build_prompt(
             snapshot.facts,
             transcript,
             instructions=policy,
-            guidance=await self._guidance(),
+            guidance=snapshot.guidance,
             brief=compiled_brief,
         )
         record.model = choice.model

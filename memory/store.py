@@ -6,7 +6,7 @@ Database exceptions become typed memory failures here, once: a missing schema is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import asyncpg
 
@@ -15,6 +15,7 @@ from memory.db_errors import translated
 from memory.errors import (
     CapabilityUnavailable,
     Conflict,
+    MemoryFailure,
     PersistFailed,
     SchemaMissing,
     Unavailable,
@@ -53,13 +54,16 @@ _RECALL = f"""(select 0 as kind, seq, id::text, content as text, created_at as f
 # revision it compares against later are from the same moment), as plain rows like recall: a
 # new connection's first add then needs no type introspection (arrays of timestamps would).
 _SNAPSHOT = f"""select 0 as kind, seq, id::text, content, created_at, updated_at,
-        null::bigint as revision, null::text as model, null::text as reasoning_effort
+        null::bigint as revision, null::text as model, null::text as reasoning_effort,
+        null::text as guidance
     from {_S}.memory_facts where agent_id = $1 and user_id = $2
   union all
   select 1, null, null, null, null, null,
     (select revision from {_S}.memory_revisions where agent_id = $1 and user_id = $2),
-    s.model, s.reasoning_effort
+    s.model, s.reasoning_effort, {{guidance}}
   from (select) as one left join {_S}.memory_extraction_settings s on true"""
+_GUIDED_SNAPSHOT = _SNAPSHOT.format(guidance="s.guidance_published")
+_UNGUIDED_SNAPSHOT = _SNAPSHOT.format(guidance="null::text")
 
 # closed versions, then the current ones (valid from their last update); ordered in Python
 _HISTORY = f"""select v.fact_seq, v.seq, v.fact_id::text, v.id::text, v.content, v.valid_from,
@@ -82,10 +86,14 @@ class Snapshot:
     facts: tuple[Fact, ...]
     model: str | None
     reasoning_effort: str | None
+    guidance: str | None = None
+    """The published extraction guidance (None: the built-in one runs)."""
+    guidance_error: str | None = None
+    """Why the guidance could not be read (the built-in one runs), as an error code."""
 
 
 def _snapshot(rows: list[asyncpg.Record]) -> Snapshot:
-    # columns: kind, seq, id, content, created_at, updated_at, revision, model, effort
+    # columns: kind, seq, id, content, created_at, updated_at, revision, model, effort, guidance
     head = next(r for r in rows if r[0] == 1)
     facts = sorted((r for r in rows if r[0] == 0), key=lambda r: r[1])
     return Snapshot(
@@ -93,6 +101,7 @@ def _snapshot(rows: list[asyncpg.Record]) -> Snapshot:
         facts=tuple(Fact(r[2], r[3], r[4], r[5]) for r in facts),
         model=head[7],
         reasoning_effort=head[8],
+        guidance=head[9],
     )
 
 
@@ -150,9 +159,25 @@ class MemoryStore:
         return _recall(rows)
 
     async def snapshot(self, agent_id: str, user_id: str) -> Snapshot:
+        """What an add reads before the model call, published guidance included, in one read.
+
+        Guidance the server refuses to read (a missing column: `SchemaMissing`) must not fail
+        the add, while unreadable facts or model selection must: after such a refusal the two
+        are read apart, and the snapshot carries the guidance's error code instead.
+        """
+        try:
+            return _snapshot(await self._read_snapshot(_GUIDED_SNAPSHOT, agent_id, user_id))
+        except SchemaMissing:
+            pass
+        snapshot = _snapshot(await self._read_snapshot(_UNGUIDED_SNAPSHOT, agent_id, user_id))
+        try:
+            return replace(snapshot, guidance=await self.published_guidance())
+        except MemoryFailure as failure:
+            return replace(snapshot, guidance_error=failure.code)
+
+    async def _read_snapshot(self, sql: str, agent_id: str, user_id: str) -> list[asyncpg.Record]:
         async with translated(Unavailable, "memory read"):
-            rows = await self._pool.fetch(_SNAPSHOT, agent_id, user_id)
-        return _snapshot(rows)
+            return await self._pool.fetch(sql, agent_id, user_id)
 
     async def published_guidance(self) -> str | None:
         """The published extraction guidance (None: built-in), read apart from the settings."""

@@ -1,4 +1,5 @@
-"""An add's write is one statement: no BEGIN/COMMIT, no per-step queries, no type introspection."""
+"""An add is two statements: the read (published guidance included) and the write; no
+BEGIN/COMMIT, no per-step queries, no type introspection."""
 
 from __future__ import annotations
 
@@ -37,15 +38,15 @@ async def test_an_add_writes_with_one_statement_from_a_fresh_connection(
     memory = open_memory(MemoryStore(pool), memory_config)
     model_server.answer([add_op("Has a dog."), add_op("Prefers email.")])
     assert (await memory.add("hi", "support", "u1")).error is None
-    # capability check (once per process), snapshot, guidance, write: nothing else at all
-    assert len(seen) == 4
+    # capability check (once per process), snapshot with the guidance, write: nothing else
+    assert len(seen) == 3
     assert seen[-1] == write_statement.WRITE
     seen.clear()
     model_server.answer([update_op("f1", "Has two dogs."), delete_op("f2"), add_op("Likes tea.")])
     result = await memory.add("hi", "support", "u1")
     assert result.data is not None
     assert [f.content for f in result.data.facts] == ["Has two dogs.", "Likes tea."]
-    assert len(seen) == 3  # snapshot, guidance, write
+    assert len(seen) == 2  # snapshot (guidance included), write
     assert seen.count(write_statement.WRITE) == 1
 
 
