@@ -55,6 +55,7 @@ async def main(delay: float, answer: str) -> None:
         await asyncio.sleep(0.05)
         model.requests.clear()
         model.headers.clear()
+        model.received_at.clear()
 
 
 if __name__ == "__main__":

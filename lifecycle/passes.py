@@ -11,7 +11,8 @@ started or the session closed). Non-final passes write no call record: the final
 (`lifecycle.saving`) covers the rest and carries it. At close the running pass gets a bounded
 wait (`pass_schedule.running_pass_wait`); past it, it is cancelled (what it read is still
 uncovered, so the final pass reads it). Every pass task is held and its failure retrieved;
-logs carry the turn, status and codes, never text.
+logs carry the turn, status and codes, never text. A pass starts its work once the agent is
+not generating a reply (`lifecycle.reply_first`), so its CPU does not delay that reply.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from livekit.agents import AgentSession, CloseEvent, ConversationItemAddedEvent,
 
 from lifecycle.memory_block import MemoryBlock
 from lifecycle.pass_schedule import PassState, on_closing, on_pass_done, on_reply, uncovered
+from lifecycle.reply_first import reply_first
 from lifecycle.saving import CallScope
 from memory.api import Memory
 from memory.deadline import ABANDONED
@@ -82,6 +84,7 @@ class TurnPasses:
             self._start()
 
     async def _run(self) -> None:
+        await reply_first(self._session)  # a reply being generated goes first
         heard = self._recorder.transcript
         part: list[Message] = uncovered(heard, self.covered)
         if not any(m["content"].strip() for m in part):

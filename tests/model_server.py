@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import re
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,8 @@ class ModelServer:
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     """The headers of each Chat Completions request, in order."""
+    received_at: list[float] = field(default_factory=list)
+    """When each Chat Completions request arrived (`time.monotonic()`), in order."""
     # /v1/embeddings: deterministic vectors unless a scripted failure is queued
     embedding_requests: list[dict[str, Any]] = field(default_factory=list)
     embedding_failures: deque[Reply] = field(default_factory=deque)
@@ -78,6 +81,7 @@ class ModelServer:
         body = await request.json()
         self.requests.append(body)
         self.headers.append(dict(request.headers))
+        self.received_at.append(time.monotonic())
         reply = self.replies.popleft() if self.replies else Reply(status=599)
         if reply.delay:
             await asyncio.sleep(reply.delay)
