@@ -17,13 +17,14 @@ from typing import Any
 import asyncpg
 import pytest
 from livekit import rtc
-from livekit.agents import Agent, AgentServer, AgentSession, JobContext
+from livekit.agents import AgentServer, AgentSession, JobContext
 
 from callmemory import CallerMemory, CodeDefaults
 from memory.api import Memory
 from memory.config import ConfigError
 from memory.ops_event import TOPIC, OpsEvent
 from memory.ops_store import ops_after
+from tests.jobrunner.desk import Desk
 from tests.jobrunner.room import SIP, MockRoom, participant
 from tests.jobrunner.runner import AGENT, GREETING, FakeCallSide, call_records, serving
 from tests.lifecycle.harness import saved_transcript
@@ -34,14 +35,6 @@ from tests.voice.fake_devices import wait_until
 NUMBER = "+34600999888"
 ASK = "Can you call me back on Monday?"
 ANSWER = "Of course, we will call you on Monday."
-
-
-class Desk(Agent):
-    def __init__(self) -> None:
-        super().__init__(instructions="You answer the phone.\n\n{{MEMORY}}")
-
-    async def on_enter(self) -> None:
-        self.session.generate_reply(instructions="Welcome the caller.")
 
 
 async def entrypoint(

@@ -26,6 +26,7 @@ from memory.api import Memory
 from memory.errors import ModelFailed
 from memory.ops_event import OpsEvent
 from memory.ops_store import ops_after
+from tests.jobrunner.desk import Desk
 from tests.jobrunner.room import SIP, MockRoom, participant
 from tests.jobrunner.runner import AGENT, GREETING, FakeCallSide, call_records, serving
 from tests.lifecycle.harness import saved_transcript
@@ -36,14 +37,6 @@ from tests.voice.fake_devices import wait_until
 NUMBER = "+34600777666"
 ASK, ANSWER = "Can you call me back?", "Of course, on Monday."
 ASK_AGAIN, ANSWER_AGAIN = "And on Tuesday?", "Tuesday works too."
-
-
-class Desk(Agent):
-    def __init__(self) -> None:
-        super().__init__(instructions="You answer the phone.\n\n{{MEMORY}}")
-
-    async def on_enter(self) -> None:
-        self.session.generate_reply(instructions="Welcome the caller.")
 
 
 async def entrypoint(
