@@ -15,7 +15,6 @@ from memory.db_errors import translated
 from memory.errors import (
     CapabilityUnavailable,
     Conflict,
-    MemoryFailure,
     PersistFailed,
     SchemaMissing,
     Unavailable,
@@ -162,18 +161,16 @@ class MemoryStore:
         """What an add reads before the model call, published guidance included, in one read.
 
         Guidance the server refuses to read (a missing column: `SchemaMissing`) must not fail
-        the add, while unreadable facts or model selection must: after such a refusal the two
-        are read apart, and the snapshot carries the guidance's error code instead.
+        the add, while unreadable facts or model selection must: after such a refusal they are
+        read again without it, and the snapshot carries the guidance's error code instead.
         """
         try:
             return _snapshot(await self._read_snapshot(_GUIDED_SNAPSHOT, agent_id, user_id))
         except SchemaMissing:
             pass
+        # the facts and model selection read alone: the guidance was what the server refused
         snapshot = _snapshot(await self._read_snapshot(_UNGUIDED_SNAPSHOT, agent_id, user_id))
-        try:
-            return replace(snapshot, guidance=await self.published_guidance())
-        except MemoryFailure as failure:
-            return replace(snapshot, guidance_error=failure.code)
+        return replace(snapshot, guidance_error=SchemaMissing.code)
 
     async def _read_snapshot(self, sql: str, agent_id: str, user_id: str) -> list[asyncpg.Record]:
         async with translated(Unavailable, "memory read"):
