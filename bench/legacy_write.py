@@ -7,10 +7,8 @@ it does less than today's write; the benchmark prints it beside the current one,
 
 from __future__ import annotations
 
-from memory.database import Executor
-from memory.errors import Conflict
-from memory.models import CallMetadata, CallRecord, Fact, PassContext, Written
-from memory.operations import Plan
+from infra.database import Executor
+from memory.contract import CallMetadata, CallRecord, Conflict, Fact, PassContext, Plan, Written
 from memory.store import DIRECT_WRITE, MemoryStore, Snapshot
 
 S = "stackbone_platform"

@@ -24,20 +24,16 @@ import asyncpg
 
 from bench.legacy_write import LegacyWriteStore
 from bench.model_process import model_process
+from infra.database import create_pool, start_embedded
+from infra.logs import configure_logging
+from infra.migrate import migrate
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig, resolve_choice
-from memory.database import create_pool, start_embedded
-from memory.extraction import build_prompt, handles_for, response_format
-from memory.limits import MAX_HISTORY_VERSIONS
-from memory.logs import configure_logging
-from memory.migrate import migrate
-from memory.models import CallMetadata
-from memory.operations import plan
-from memory.provider import ExtractionModel
-from memory.requests import transcript
+from memory.contract import MAX_HISTORY_VERSIONS, CallMetadata, plan, transcript
+from memory.extraction import ExtractionModel, build_prompt, handles_for, response_format
 from memory.store import MemoryStore
-from tests.databases import with_database
-from tests.model_server import ModelServer
+from testkit.databases import with_database
+from testkit.model_server import ModelServer
 
 S = "stackbone_platform"
 

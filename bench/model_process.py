@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from tests.model_server import ModelServer, Reply
+from testkit.model_server import ModelServer, Reply
 
 
 class EndlessModel(ModelServer):

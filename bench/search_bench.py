@@ -24,13 +24,13 @@ from pathlib import Path
 import asyncpg
 
 from bench.memory_bench import HEADER, fresh_database, interleaved, row
+from infra.database import Executor, create_pool, start_embedded
+from infra.logs import configure_logging
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.database import Executor, create_pool, start_embedded
-from memory.logs import configure_logging
-from memory.search_store import SearchStore
+from memory.search import SearchStore
 from memory.store import MemoryStore
-from tests.model_server import ModelServer, bag_of_words
+from testkit.model_server import ModelServer, bag_of_words
 
 S = "stackbone_platform"
 AGENT = "support"

@@ -38,18 +38,17 @@ from livekit.agents import AgentServer
 
 from bench.memory_bench import fresh_database, seed_person
 from bench.model_process import model_process
+from infra.database import create_pool, start_embedded
+from infra.logs import configure_logging
 from lifecycle.plan import MemoryPlan
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.database import create_pool, start_embedded
-from memory.logs import configure_logging
 from memory.settings import Overrides, SettingsUpdate
-from memory.settings_store import offer_code_bindings, save_settings
-from memory.store import MemoryStore
-from tests.jobrunner.room import SIP, MockRoom, participant
-from tests.jobrunner.runner import FakeCallSide, dispatch, job_ended, job_server
-from tests.lifecycle.harness import AGENT, CALLER, snapshot_plan, voice_call
-from tests.voice.fake_devices import wait_until
+from memory.store import MemoryStore, offer_code_bindings, save_settings
+from testkit.call_harness import AGENT, CALLER, snapshot_plan, voice_call
+from testkit.fake_devices import wait_until
+from testkit.job_runner import FakeCallSide, dispatch, job_ended, job_server
+from testkit.mock_room import SIP, MockRoom, participant
 
 Sample = Callable[[bool], Awaitable[float]]
 PASS_SECONDS = 0.3

@@ -10,7 +10,7 @@
 
 Turn mode: `CallerMemory(..., consolidate="turn")` runs one memory pass after each agent reply
 instead of one save at hang-up (`lifecycle.passes`). `memory.on("ops", fn)` registers a
-listener of the `memory.ops` events of every call of this agent (`memory.ops_event`); each call
+listener of the `memory.ops` events of every call of this agent (`memory.ops`); each call
 also publishes them on its room's data channel (topic `memory.ops`).
 
 `attach` starts the memory work at room open (pool, capability, settings snapshot), joins the
@@ -38,10 +38,10 @@ from lifecycle.identity import parse_job_metadata, resolve_identity
 from lifecycle.metrics import MEMORY_READY_SECONDS
 from lifecycle.opening import Opened, Opening, identity_key
 from lifecycle.pass_schedule import CONSOLIDATE_MODES, DEFAULT_CONSOLIDATE, Consolidate
-from memory import environment, requests
+from memory import environment
 from memory.config import ConfigError
-from memory.errors import InvalidRequest
-from memory.listeners import Listener, Listeners
+from memory.contract import InvalidRequest, requests
+from memory.ops import Listener, Listeners
 from memory.settings import CodeDefaults
 from sip.line import connect_caller
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from infra.database import PoolTimeouts
 from memory import environment
 from memory.config import MemoryConfig
-from memory.database import PoolTimeouts
 
 RECALL_BUDGET_VAR = "CALL_RECALL_BUDGET_SECONDS"
 SAVE_TIMEOUT_VAR = "CALL_SAVE_TIMEOUT_SECONDS"

@@ -15,11 +15,10 @@ from dataclasses import dataclass
 import asyncpg
 
 from callmemory.config import CallConfig, load_call_config
+from infra.database import close_pool, database_url, new_pool
 from memory.api import Memory, open_memory
-from memory.database import close_pool, database_url, new_pool
-from memory.db_errors import translated
-from memory.errors import MemoryFailure, Unavailable
-from memory.store import MemoryStore
+from memory.contract import MemoryFailure, Unavailable
+from memory.store import MemoryStore, translated
 
 JOB_POOL_MIN = 1
 JOB_POOL_MAX = 2

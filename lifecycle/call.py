@@ -20,6 +20,7 @@ from typing import Any
 import structlog
 from livekit.agents import Agent, AgentSession, AgentStateChangedEvent
 
+from infra.deadline import Deadline
 from lifecycle.closing import CallEnd, RoomEvents, ShutdownRegistrar, save_on_close, shared_save
 from lifecycle.instructions import give_memory
 from lifecycle.live import DataRoom, data_channel
@@ -33,8 +34,7 @@ from lifecycle.save import SharedSave
 from lifecycle.saving import CallScope
 from memory.api import Memory
 from memory.config import DEFAULT_TIMEOUT_SECONDS
-from memory.deadline import Deadline
-from memory.models import Recall
+from memory.contract import Recall
 from transcript.recorder import TranscriptRecorder
 from transcript.recorder import attach as record_transcript
 

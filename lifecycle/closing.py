@@ -29,6 +29,7 @@ import structlog
 from livekit import rtc
 from livekit.agents import AgentSession, CloseEvent
 
+from infra.deadline import Deadline, Late, within
 from lifecycle.outcome import (
     CLOSING_DISCONNECT_REASONS,
     CallerLeft,
@@ -46,7 +47,6 @@ from lifecycle.save import SaveReport, SharedSave
 from lifecycle.saving import CallScope, FinalPass, save_heard
 from memory.api import Memory
 from memory.config import DEFAULT_TIMEOUT_SECONDS
-from memory.deadline import Deadline, Late, within
 from transcript.recorder import TranscriptRecorder
 
 log = structlog.get_logger(__name__)

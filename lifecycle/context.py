@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
-from memory.models import CallRecord, Fact, Recall
+from memory.contract import CallRecord, Fact, Recall
 
 PLACEHOLDER = re.compile(r"\{\{\s*MEMORY\s*\}\}")
 _PLAIN_OUTCOME = re.compile(r"[\w.:-]{1,40}")

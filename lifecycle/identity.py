@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-from memory import requests
-from memory.errors import InvalidRequest
+from memory.contract import InvalidRequest, requests
 from sip.caller import Caller, usable_number
 
 PHONE_NUMBER_KEY = "phoneNumber"

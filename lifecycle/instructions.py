@@ -13,7 +13,7 @@ from livekit.agents import Agent
 from livekit.agents.llm.chat_context import Instructions
 
 from lifecycle.context import PLACEHOLDER, memory_context, with_memory
-from memory.models import Recall
+from memory.contract import Recall
 
 AgentInstructions = str | Instructions
 """What `Agent(instructions=...)` takes (`Instructions` is public as `livekit.agents.beta`'s)."""

@@ -1,9 +1,9 @@
 """The room's data channel as a `memory.ops` listener: each event, while the room is connected.
 
-The event is published reliably on the topic `memory.ops` (`memory.ops_event.TOPIC`) as UTF-8
+The event is published reliably on the topic `memory.ops` (`memory.ops.TOPIC`) as UTF-8
 JSON, the same JSON the listeners and the ops log get, so the browser on the call hears what
 memory learned. A room that is not connected (the call ended) is skipped; a failed publish is
-the listener's failure (`memory.listeners` logs its type and the save goes on).
+the listener's failure (`memory.ops` logs its type and the save goes on).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from memory.ops_event import TOPIC, OpsEvent
+from memory.ops import TOPIC, OpsEvent
 
 
 class DataRoom(Protocol):

@@ -24,7 +24,7 @@ import structlog
 from livekit.agents import Agent
 
 from lifecycle.instructions import AgentInstructions, with_memory_placed
-from memory.models import AppliedOp, Fact, Recall
+from memory.contract import AppliedOp, Fact, Recall
 
 log = structlog.get_logger(__name__)
 

@@ -9,7 +9,7 @@ are in the room when it opens; an outbound callee is on the line when they answe
 can be said to anyone earlier). Past the deadline the call greets without memory and one code
 names the step that was late: `pool_over_budget`, `capability_over_budget`,
 `settings_over_budget` (and `recall_over_budget`, from `lifecycle.recall`). Late work is
-abandoned to the background (`memory.deadline`), never awaited on the call path.
+abandoned to the background (`infra.deadline`), never awaited on the call path.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from typing import Protocol
 import asyncpg
 import structlog
 
+from infra.deadline import ABANDONED, Abandoned, Deadline, Late, within
 from lifecycle.identity import Identity
 from lifecycle.plan import MemoryPlan, plan_memory
 from lifecycle.recall import over_budget, without
 from lifecycle.snapshot import bound_snapshot
-from memory.deadline import ABANDONED, Abandoned, Deadline, Late, within
-from memory.errors import MemoryFailure
+from memory.contract import MemoryFailure
 from memory.settings import CallSettings, CodeDefaults
 
 log = structlog.get_logger(__name__)

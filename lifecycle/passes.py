@@ -25,13 +25,13 @@ from typing import Any
 import structlog
 from livekit.agents import AgentSession, CloseEvent, ConversationItemAddedEvent, llm
 
+from infra.deadline import ABANDONED
 from lifecycle.memory_block import MemoryBlock
 from lifecycle.pass_schedule import PassState, on_closing, on_pass_done, on_reply, uncovered
 from lifecycle.reply_first import reply_first
 from lifecycle.saving import CallScope
 from memory.api import Memory
-from memory.deadline import ABANDONED
-from memory.errors import Conflict
+from memory.contract import Conflict
 from transcript.models import Message
 from transcript.recorder import TranscriptRecorder
 

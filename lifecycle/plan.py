@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lifecycle.identity import Identity
-from memory.brief import NO_BRIEF, Brief
-from memory.settings import CallSettings
+from memory.settings import NO_BRIEF, Brief, CallSettings
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 The greeting is never held past the deadline: a recall that is slower, or that fails, lets the
 call go on without memory, and the reason is recorded once as a code. A late recall is abandoned
-to the background (`memory.deadline.within`), never awaited on the call path.
+to the background (`infra.deadline.within`), never awaited on the call path.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import structlog
 
+from infra.deadline import Deadline, Late, within
 from lifecycle.metrics import count_memory_off
 from lifecycle.plan import MemoryPlan
 from memory.api import Memory
-from memory.deadline import Deadline, Late, within
-from memory.models import Recall
+from memory.contract import Recall
 
 log = structlog.get_logger(__name__)
 

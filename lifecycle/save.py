@@ -15,8 +15,8 @@ from typing import Literal
 
 import structlog
 
+from infra.deadline import Deadline, Late, within
 from lifecycle.metrics import count_save
-from memory.deadline import Deadline, Late, within
 
 log = structlog.get_logger(__name__)
 

@@ -14,7 +14,7 @@ from lifecycle.outcome import Outcome
 from lifecycle.pass_schedule import final_part
 from lifecycle.save import SaveReport
 from memory.api import Memory
-from memory.brief import NO_BRIEF, Brief
+from memory.settings import NO_BRIEF, Brief
 from transcript.models import Message
 
 

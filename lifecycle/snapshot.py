@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncpg
 import structlog
 
-from memory.errors import MemoryFailure
+from memory.contract import MemoryFailure
 from memory.settings import CallSettings, CodeDefaults
-from memory.settings_store import Queryable, load_call_settings, offer_code_bindings
+from memory.store import Queryable, load_call_settings, offer_code_bindings
 
 log = structlog.get_logger(__name__)
 

@@ -1,7 +1,7 @@
 """The public memory API: add, recall, history and delete_all, each returning a result envelope.
 
 Inside, every step raises typed `MemoryFailure`s; this is the one place they become envelopes.
-Every write that changed facts emits one `memory.ops` event (`memory.ops_event`) to the
+Every write that changed facts emits one `memory.ops` event (`memory.ops`) to the
 listeners registered with `on("ops", fn)`, after it committed (its ops log row is written by
 the same statement).
 """
@@ -15,25 +15,34 @@ from typing import TypeVar
 
 import structlog
 
-from memory import requests, tracing
-from memory.brief import parse_brief
+from infra import tracing
 from memory.config import MemoryConfig, resolve_choice
-from memory.embeddings import EmbeddingModel
-from memory.envelope import Result
-from memory.errors import MemoryFailure
-from memory.extraction import build_prompt, response_format
-from memory.limits import DEFAULT_RECALL_CALLS
-from memory.listeners import Listener, Listeners
-from memory.models import AddOutcome, DeleteOutcome, History, PassContext, Recall, Written
-from memory.operations import plan
-from memory.ops_event import build_event
-from memory.provider import ExtractionModel
-from memory.search import Search
-from memory.search_models import SearchOutcome
-from memory.search_requests import DEFAULT_K, DEFAULT_MODE, search_request
-from memory.search_store import SearchStore
+from memory.contract import (
+    DEFAULT_RECALL_CALLS,
+    AddOutcome,
+    DeleteOutcome,
+    History,
+    MemoryFailure,
+    PassContext,
+    Recall,
+    Result,
+    Written,
+    plan,
+    requests,
+)
+from memory.extraction import ExtractionModel, ExtractionRecord, build_prompt, response_format
+from memory.ops import Listener, Listeners, build_event
+from memory.search import (
+    DEFAULT_K,
+    DEFAULT_MODE,
+    EmbeddingModel,
+    Search,
+    SearchOutcome,
+    SearchStore,
+    search_request,
+)
+from memory.settings import parse_brief
 from memory.store import MemoryStore
-from memory.telemetry import ExtractionRecord
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -74,7 +83,7 @@ class Memory:
 
     def on(self, event: str, listener: Listener) -> None:
         """Call `listener` with every `memory.ops` event (`event` is "ops"); see
-        `memory.listeners` for how a failing or asynchronous listener is handled."""
+        `memory.ops` for how a failing or asynchronous listener is handled."""
         self.listeners.on(event, listener)
 
     def off(self, event: str, listener: Listener) -> None:

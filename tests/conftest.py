@@ -13,14 +13,14 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from infra.database import create_pool, start_embedded
+from infra.logs import configure_logging
+from infra.migrate import migrate
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.database import create_pool, start_embedded
-from memory.logs import configure_logging
-from memory.migrate import migrate
-from memory.store import MemoryStore
-from tests.databases import with_database
-from tests.model_server import ModelServer
+from memory.store._facts import MemoryStore
+from testkit.databases import with_database
+from testkit.model_server import ModelServer
 
 configure_logging()
 

@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import ClassVar
 
-from memory import limits
+from memory.contract import limits
 from memory.settings import CodeDefaults
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")

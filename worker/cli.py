@@ -20,9 +20,9 @@ from typing import Annotated, Any
 
 import typer
 
+from infra.logs import configure_logging
 from memory import environment
 from memory.config import ConfigError
-from memory.logs import configure_logging
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
 from worker.catalog import UnknownAgent, default_catalog
 from worker.dispatcher import Dispatcher, LiveKitFailed

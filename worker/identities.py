@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import ClassVar, Final
 
-from memory.strict_json import FORBIDDEN_RULE, forbidden_character
+from memory.contract import FORBIDDEN_RULE, forbidden_character
 
 MAX_ENTRIES: Final = 32
 MAX_NAME_CHARS: Final = 100

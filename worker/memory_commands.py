@@ -1,6 +1,6 @@
 """`caller-memory memory ...`: migrate, add, recall, history, delete-all and search.
 
-Each prints the HTTP API's body for the same request (`memory.bodies`) as JSON on stdout; logs
+Each prints the HTTP API's body for the same request (`worker.http.bodies`) as JSON on stdout; logs
 carry no memory text. The agent id is any memory scope (not only a catalog agent), as the
 library's API allows.
 """
@@ -16,17 +16,15 @@ from typing import Annotated, Any, TypeVar
 import asyncpg
 import typer
 
-from memory import bodies, environment
+from infra.database import EmbeddedStartFailed, create_pool, database_url
+from infra.migrate import migrate as apply_migrations
+from memory import environment
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.database import EmbeddedStartFailed, create_pool, database_url
-from memory.envelope import Result
-from memory.limits import DEFAULT_RECALL_CALLS
-from memory.migrate import migrate as apply_migrations
-from memory.ops_store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
-from memory.search_models import SEARCH_MODES
-from memory.search_requests import DEFAULT_K, DEFAULT_MODE
-from memory.store import MemoryStore
+from memory.contract import DEFAULT_RECALL_CALLS, Result
+from memory.search import DEFAULT_K, DEFAULT_MODE, SEARCH_MODES
+from memory.store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, MemoryStore, ops_after
+from worker.http import bodies
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused, refused
 
 T = TypeVar("T")

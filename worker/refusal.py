@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from memory.envelope import ErrorInfo
+from memory.contract import ErrorInfo
 from worker.http.statuses import status_for
 
 EXIT_FAILED: Final = 1

@@ -12,12 +12,12 @@ from collections.abc import Mapping, Sequence
 import asyncpg
 import structlog
 
+from infra.database import create_pool, database_url
+from infra.logs import configure_logging
+from infra.migrate import migrate
 from memory import environment
 from memory.config import ConfigError
-from memory.database import create_pool, database_url
-from memory.logs import configure_logging
-from memory.migrate import migrate
-from memory.settings_store import offer_code_bindings
+from memory.store import offer_code_bindings
 from worker.catalog import Catalog, default_catalog
 from worker.config import WorkerConfig, load_worker_config
 

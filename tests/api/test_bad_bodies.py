@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from memory.strict_json import MAX_DEPTH
+from memory.contract._strict_json import MAX_DEPTH
 from tests.api.conftest import Client, auth
 
 ROUTES: list[tuple[str, str]] = [

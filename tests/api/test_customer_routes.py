@@ -8,8 +8,8 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
+from testkit.model_server import ModelServer
 from tests.api.conftest import Client, MakeClient, auth
-from tests.model_server import ModelServer
 from worker.catalog import AgentSpec, Catalog
 
 RECALL = "/api/memory/customers/{}/recall"

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from memory.api import Memory
-from memory.prompts import prompt
+from memory.extraction._prompts import prompt
+from testkit.model_server import ModelServer
 from tests.api.conftest import Client, auth
-from tests.model_server import ModelServer
 
 BASE = "/api/memory/extraction"
 DRAFT_TEXT = "Also keep the caller's preferred language."

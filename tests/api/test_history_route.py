@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from memory.api import Memory
+from testkit.model_server import ModelServer
 from tests.api.conftest import Client, auth
-from tests.model_server import ModelServer
 
 HISTORY = "/api/memory/customers/{}/history"
 

@@ -9,8 +9,8 @@ import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from infra.logs import log_format, record_formatter
 from memory.config import MemoryConfig
-from memory.logs import log_format, record_formatter
 from tests.api.conftest import auth, build_catalog
 from worker.http.access_log import AccessLogger
 from worker.http.auth import ApiKey

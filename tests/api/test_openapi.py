@@ -20,10 +20,10 @@ from jsonschema import Draft202012Validator
 
 from memory.api import Memory
 from memory.config import MemoryConfig
+from testkit.model_server import ModelServer
 from tests.api.conftest import Client, auth, build_catalog
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.memory.helpers import add_op, update_op
-from tests.model_server import ModelServer
 from worker.http.auth import ApiKey
 from worker.http.web import create_app
 from worker.voice_settings import VoiceSettings

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from memory.api import Memory
+from testkit.model_server import ModelServer
 from tests.api.conftest import Client, auth
 from tests.memory.helpers import add_op
-from tests.model_server import ModelServer
 from worker.http.routes_ops import MAX_CURSOR, MAX_LIMIT
 
 OPS = "/api/memory/ops"

@@ -8,9 +8,9 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
-from memory.settings import CodeDefaults
+from memory.settings._agent_settings import CodeDefaults
+from testkit.model_server import ModelServer
 from tests.api.conftest import CODE_INSTRUCTIONS, Client, MakeClient, auth
-from tests.model_server import ModelServer
 from worker.catalog import AgentSpec, Catalog
 
 URL = "/api/memory/settings/{}"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memory.config import ConfigError
-from memory.errors import InvalidRequest
-from memory.settings import (
+from memory.contract._errors import InvalidRequest
+from memory.settings._agent_settings import (
     CodeDefaults,
     Overrides,
     call_settings,

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
-from tests.model_server import ModelServer
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = Path(sys.executable).with_name("caller-memory")  # the installed console script

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory import requests
+from memory.contract import _requests as requests
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator, Iterator
 import asyncpg
 import pytest
 
-from memory.migrate import migrate
-from tests.databases import with_database
+from infra.migrate import migrate
+from testkit.databases import with_database
 from tests.faults.server import FaultServer
 
 

@@ -13,14 +13,14 @@ import itertools
 import asyncpg
 import pytest
 
+from infra.database import PoolTimeouts, close_pool, create_pool
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.database import PoolTimeouts, close_pool, create_pool
-from memory.envelope import Result
-from memory.models import AddOutcome
-from memory.store import MemoryStore
+from memory.contract._envelope import Result
+from memory.contract._models import AddOutcome
+from memory.store._facts import MemoryStore
+from testkit.model_server import ModelServer
 from tests.faults.server import FaultServer
-from tests.model_server import ModelServer
 
 ROUNDS = 3
 ADDS_PER_ROUND = 40

@@ -18,24 +18,17 @@ import structlog.testing
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from infra.database import PoolTimeouts, close_pool, create_pool
+from infra.deadline import ABANDONED
 from memory.api import open_memory
 from memory.config import MemoryConfig
-from memory.database import PoolTimeouts, close_pool, create_pool
-from memory.deadline import ABANDONED
-from memory.settings import CodeDefaults
-from memory.settings_store import offer_code_bindings
-from memory.store import MemoryStore
+from memory.settings._agent_settings import CodeDefaults
+from memory.store._facts import MemoryStore
+from memory.store._settings import offer_code_bindings
+from testkit.call_harness import AGENT, job_runtime, opening_call, seed, snapshot_plan, voice_call
+from testkit.model_server import ModelServer
 from tests.api.conftest import build_catalog
 from tests.faults.server import FaultServer
-from tests.lifecycle.harness import (
-    AGENT,
-    job_runtime,
-    opening_call,
-    seed,
-    snapshot_plan,
-    voice_call,
-)
-from tests.model_server import ModelServer
 from worker.http.auth import parse_api_keys
 from worker.http.web import create_app
 

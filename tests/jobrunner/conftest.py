@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from memory.settings_store import offer_code_bindings
-from tests.jobrunner.room import MockRoom
-from tests.jobrunner.runner import AGENT, FakeCallSide
-from tests.model_server import ModelServer
+from memory.store._settings import offer_code_bindings
+from testkit.job_runner import AGENT, FakeCallSide
+from testkit.mock_room import MockRoom
+from testkit.model_server import ModelServer
 
 SAVE_TIMEOUT = 6.0
 

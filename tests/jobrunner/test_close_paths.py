@@ -14,19 +14,12 @@ import asyncpg
 import pytest
 from livekit import rtc
 
+from testkit.call_harness import saved_transcript
+from testkit.fake_devices import wait_for_state, wait_until
+from testkit.job_runner import FAIL, FakeCallSide, call_records, dispatch, job_ended, job_server
+from testkit.mock_room import SIP, MockRoom, participant
+from testkit.model_server import ModelServer
 from tests.jobrunner.conftest import SAVE_TIMEOUT
-from tests.jobrunner.room import SIP, MockRoom, participant
-from tests.jobrunner.runner import (
-    FAIL,
-    FakeCallSide,
-    call_records,
-    dispatch,
-    job_ended,
-    job_server,
-)
-from tests.lifecycle.harness import saved_transcript
-from tests.model_server import ModelServer
-from tests.voice.fake_devices import wait_for_state, wait_until
 
 NUMBER = "+34600111222"
 Reason = rtc.DisconnectReason

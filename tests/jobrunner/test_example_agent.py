@@ -19,11 +19,11 @@ from livekit.agents import AgentServer, llm
 
 from examples import front_desk
 from memory.api import Memory
-from tests.jobrunner.room import SIP, MockRoom, participant
-from tests.jobrunner.runner import GREETING, FakeCallSide, call_records, serving, tool_call
-from tests.lifecycle.harness import saved_transcript
-from tests.model_server import ModelServer
-from tests.voice.fake_devices import wait_until
+from testkit.call_harness import saved_transcript
+from testkit.fake_devices import wait_until
+from testkit.job_runner import GREETING, FakeCallSide, call_records, serving, tool_call
+from testkit.mock_room import SIP, MockRoom, participant
+from testkit.model_server import ModelServer
 
 AGENT = "front-desk"
 NUMBER = "+34600111222"

@@ -10,11 +10,11 @@ import aiohttp
 import asyncpg
 from livekit import rtc
 
+from testkit.fake_devices import wait_until
+from testkit.job_runner import FakeCallSide, dispatch, job_server
+from testkit.mock_room import SIP, MockRoom, participant
+from testkit.model_server import ModelServer
 from tests.jobrunner.conftest import SAVE_TIMEOUT
-from tests.jobrunner.room import SIP, MockRoom, participant
-from tests.jobrunner.runner import FakeCallSide, dispatch, job_server
-from tests.model_server import ModelServer
-from tests.voice.fake_devices import wait_until
 
 
 def free_port() -> int:

@@ -9,12 +9,12 @@ import pytest
 from livekit import api, rtc
 
 from sip.dialing import CALLEE_IDENTITY
+from testkit.fake_devices import wait_until
+from testkit.job_runner import FakeCallSide, call_records, dispatch, job_ended, job_server
+from testkit.mock_room import SIP, STANDARD, MockRoom, participant
+from testkit.model_server import ModelServer
 from tests.jobrunner.conftest import SAVE_TIMEOUT
-from tests.jobrunner.room import SIP, STANDARD, MockRoom, participant
-from tests.jobrunner.runner import FakeCallSide, call_records, dispatch, job_ended, job_server
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
-from tests.model_server import ModelServer
-from tests.voice.fake_devices import wait_until
 from worker.identities import browser_metadata, outbound_metadata
 
 TESTER_NUMBER = "+34 600 999 888"

@@ -17,9 +17,9 @@ import structlog.testing
 
 from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN
 from lifecycle.closing import SETTLE_SECONDS
-from tests.jobrunner.room import SIP, MockRoom, participant
-from tests.jobrunner.runner import FakeCallSide, call_records, dispatch, job_server
-from tests.model_server import ModelServer
+from testkit.job_runner import FakeCallSide, call_records, dispatch, job_server
+from testkit.mock_room import SIP, MockRoom, participant
+from testkit.model_server import ModelServer
 from worker.agent import build_server
 
 SHORT_SAVE = 1.5

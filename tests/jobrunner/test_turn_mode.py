@@ -22,15 +22,15 @@ from livekit.agents import AgentServer, AgentSession, JobContext
 from callmemory import CallerMemory, CodeDefaults
 from memory.api import Memory
 from memory.config import ConfigError
-from memory.ops_event import TOPIC, OpsEvent
-from memory.ops_store import ops_after
+from memory.ops._event import TOPIC, OpsEvent
+from memory.store._ops_log import ops_after
+from testkit.call_harness import saved_transcript
+from testkit.fake_devices import wait_until
+from testkit.job_runner import AGENT, GREETING, FakeCallSide, call_records, serving
+from testkit.mock_room import SIP, MockRoom, participant
+from testkit.model_server import ModelServer
 from tests.jobrunner.desk import Desk
-from tests.jobrunner.room import SIP, MockRoom, participant
-from tests.jobrunner.runner import AGENT, GREETING, FakeCallSide, call_records, serving
-from tests.lifecycle.harness import saved_transcript
 from tests.memory.helpers import add_op
-from tests.model_server import ModelServer
-from tests.voice.fake_devices import wait_until
 
 NUMBER = "+34600999888"
 ASK = "Can you call me back on Monday?"

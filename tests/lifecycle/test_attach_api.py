@@ -10,16 +10,16 @@ import pytest
 
 from callmemory import CallerMemory, CodeDefaults, SessionAlreadyStarted
 from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN, CallConfig, load_call_config
+from infra.deadline import Deadline
 from lifecycle.call import CallSetup, attach_memory
 from lifecycle.plan import MemoryPlan
 from lifecycle.snapshot import bound_snapshot, key_to_offer
 from memory.api import Memory
 from memory.config import ConfigError
-from memory.deadline import Deadline
-from memory.settings import Binding, CallSettings, Overrides, SettingsUpdate
-from memory.settings_store import save_settings
-from tests.voice.fake_devices import fake_session, wire
-from tests.voice.fake_models import FakeLLM
+from memory.settings._agent_settings import Binding, CallSettings, Overrides, SettingsUpdate
+from memory.store._settings import save_settings
+from testkit.fake_devices import fake_session, wire
+from testkit.fake_models import FakeLLM
 from worker.greeter import Greeter
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

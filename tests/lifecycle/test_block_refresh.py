@@ -13,7 +13,7 @@ from livekit.agents.llm.chat_context import Instructions
 from lifecycle.context import EMPTY
 from lifecycle.instructions import with_memory_placed
 from lifecycle.memory_block import MemoryBlock, after_pass
-from memory.models import AppliedOp, CallRecord, Fact, Recall
+from memory.contract._models import AppliedOp, CallRecord, Fact, Recall
 
 SINCE = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 NOW = datetime(2026, 12, 3, 9, 30, tzinfo=UTC)

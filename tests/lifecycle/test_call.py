@@ -12,11 +12,10 @@ import structlog.testing
 
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.settings import Overrides, SettingsUpdate
-from memory.settings_store import save_settings
-from memory.store import MemoryStore
-from tests.databases import drop_database_under
-from tests.lifecycle.harness import (
+from memory.settings._agent_settings import Overrides, SettingsUpdate
+from memory.store._facts import MemoryStore
+from memory.store._settings import save_settings
+from testkit.call_harness import (
     AGENT,
     CALLER,
     GREETING,
@@ -26,8 +25,9 @@ from tests.lifecycle.harness import (
     snapshot_plan,
     voice_call,
 )
+from testkit.databases import drop_database_under
+from testkit.model_server import ModelServer
 from tests.memory.helpers import stored
-from tests.model_server import ModelServer
 
 REMEMBERED = "Has a dog named Rex."
 ASK = "Please call me after five."

@@ -10,7 +10,7 @@ from livekit.agents.beta import Instructions
 
 from lifecycle.context import EMPTY, memory_context
 from lifecycle.instructions import AgentInstructions, give_memory, with_memory_placed
-from memory.models import Fact, Recall
+from memory.contract._models import Fact, Recall
 
 SINCE = datetime(2026, 10, 26, tzinfo=UTC)
 RECALL = Recall((Fact("f-1", "Has a dog named Rex.", SINCE, SINCE),), ())

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from lifecycle.context import EMPTY, HEADING, TITLE, memory_context, with_memory
-from memory.models import CallRecord, Fact, Recall
+from memory.contract._models import CallRecord, Fact, Recall
 
 SINCE = datetime(2026, 10, 26, 9, 0, tzinfo=UTC)
 LATER = datetime(2026, 11, 30, 17, 5, tzinfo=UTC)

@@ -11,13 +11,13 @@ import asyncpg
 import pytest
 import structlog.testing
 
+from infra.database import PoolTimeouts
 from memory.api import Memory
 from memory.config import MemoryConfig
-from memory.database import PoolTimeouts
-from memory.settings import CodeDefaults
-from memory.settings_store import offer_code_bindings
-from tests.lifecycle.harness import AGENT, job_runtime, opening_call, seed
-from tests.model_server import ModelServer
+from memory.settings._agent_settings import CodeDefaults
+from memory.store._settings import offer_code_bindings
+from testkit.call_harness import AGENT, job_runtime, opening_call, seed
+from testkit.model_server import ModelServer
 
 REMEMBERED = "Has a dog named Rex."
 CODE = CodeDefaults(read=True, save=True, identity_key="phoneNumber")

@@ -8,10 +8,10 @@ import time
 import asyncpg
 
 from memory.api import Memory
-from tests.lifecycle.harness import snapshot_plan, voice_call
+from testkit.call_harness import snapshot_plan, voice_call
+from testkit.fake_devices import wait_until
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
-from tests.model_server import ModelServer
-from tests.voice.fake_devices import wait_until
 
 THINKING = 0.3  # the fake LLM's delay before each word: the reply thinks at least this long
 

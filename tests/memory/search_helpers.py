@@ -10,9 +10,9 @@ import pytest
 
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.store import MemoryStore
+from memory.store._facts import MemoryStore
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
-from tests.model_server import ModelServer
 
 EMBEDDING_MODEL = "test-embedding"
 S = "stackbone_platform"

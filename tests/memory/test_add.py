@@ -9,9 +9,9 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
-from memory.extraction import FRAME_CLOSE, FRAME_OPEN
+from memory.extraction._request import FRAME_CLOSE, FRAME_OPEN
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, delete_op, stored, update_op
-from tests.model_server import ModelServer
 
 
 async def seed(memory: Memory, server: ModelServer, *contents: str, user: str = "u1") -> None:

@@ -15,10 +15,10 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
-from memory.errors import InvalidModelOutput, ModelFailed
-from memory.provider import read_completion
+from memory.contract._errors import InvalidModelOutput, ModelFailed
+from memory.extraction._provider import read_completion
+from testkit.model_server import ModelServer, Reply
 from tests.memory.helpers import add_op, stored
-from tests.model_server import ModelServer, Reply
 
 GOOD_ANSWER = json.dumps({"operations": [], "summary": "A call."})
 

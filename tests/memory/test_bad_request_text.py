@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from memory import requests
 from memory.api import Memory
-from memory.envelope import Result
-from memory.errors import InvalidRequest
-from tests.model_server import ModelServer
+from memory.contract import _requests as requests
+from memory.contract._envelope import Result
+from memory.contract._errors import InvalidRequest
+from testkit.model_server import ModelServer
 
 LONE = ["\ud800", "a\udbffb", "\udc00", "x\udfff"]
 

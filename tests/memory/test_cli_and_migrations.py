@@ -11,9 +11,9 @@ from typing import Any
 
 import asyncpg
 
-from memory.migrate import available, migrate
+from infra.migrate import available, migrate
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
-from tests.model_server import ModelServer
 
 
 async def cli(*args: str, env: dict[str, str]) -> tuple[int, dict[str, Any]]:

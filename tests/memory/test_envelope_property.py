@@ -24,19 +24,19 @@ from hypothesis import strategies as st
 
 from memory.api import Memory
 from memory.config import MemoryConfig
-from memory.embeddings import EmbeddingModel
-from memory.envelope import Result
-from memory.errors import ERROR_CODES, MemoryFailure
-from memory.extraction_settings_store import load_extraction
-from memory.provider import ExtractionModel
-from memory.search import Search
-from memory.search_store import SearchStore
-from memory.settings import CodeDefaults
-from memory.settings_store import load_call_settings
-from memory.store import MemoryStore
-from tests.databases import with_database
+from memory.contract._envelope import Result
+from memory.contract._errors import ERROR_CODES, MemoryFailure
+from memory.extraction._provider import ExtractionModel
+from memory.search._embeddings import EmbeddingModel
+from memory.search._search import Search
+from memory.search._store import SearchStore
+from memory.settings._agent_settings import CodeDefaults
+from memory.store._extraction_settings import load_extraction
+from memory.store._facts import MemoryStore
+from memory.store._settings import load_call_settings
+from testkit.databases import with_database
+from testkit.model_server import ModelServer, Reply
 from tests.memory.helpers import add_op, update_op
-from tests.model_server import ModelServer, Reply
 
 TIMEOUT = 0.3  # the extraction timeout in these examples: a late reply is a timeout
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncpg
 
 from memory.api import Memory
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, delete_op, stored, update_op
-from tests.model_server import ModelServer
 
 SCHEMA = "stackbone_platform"
 

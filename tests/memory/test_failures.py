@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory import limits
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.store import MemoryStore
-from tests.databases import drop_database_under
+from memory.contract import _limits as limits
+from memory.store._facts import MemoryStore
+from testkit.databases import drop_database_under
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, stored, update_op
-from tests.model_server import ModelServer
 
 
 async def seed(memory: Memory, server: ModelServer, *contents: str) -> dict[str, Any]:

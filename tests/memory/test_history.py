@@ -9,14 +9,14 @@ import json
 import asyncpg
 import pytest
 
-from memory import limits
 from memory.api import Memory
-from memory.errors import Conflict
-from memory.models import AddOutcome, CallMetadata, FactVersion
-from memory.operations import Plan
-from memory.store import MemoryStore
+from memory.contract import _limits as limits
+from memory.contract._errors import Conflict
+from memory.contract._models import AddOutcome, CallMetadata, FactVersion
+from memory.contract._operations import Plan
+from memory.store._facts import MemoryStore
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, delete_op, stored, update_op
-from tests.model_server import ModelServer
 
 
 async def add(

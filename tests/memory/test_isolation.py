@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncpg
 
 from memory.api import Memory
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, stored
-from tests.model_server import ModelServer
 
 PAIRS = [("support", "u1"), ("support", "u2"), ("sales", "u1")]
 

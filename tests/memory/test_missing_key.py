@@ -6,9 +6,9 @@ import asyncpg
 
 from memory.api import open_memory
 from memory.config import MemoryConfig
-from memory.store import MemoryStore
+from memory.store._facts import MemoryStore
+from testkit.model_server import ModelServer
 from tests.memory.helpers import stored
-from tests.model_server import ModelServer
 
 
 async def test_no_key_for_openai_names_the_variable_and_sends_nothing(pool: asyncpg.Pool) -> None:

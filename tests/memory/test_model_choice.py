@@ -8,9 +8,9 @@ import structlog.testing
 
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig, resolve_choice
-from memory.prompts import prompt
-from memory.store import MemoryStore
-from tests.model_server import ModelServer
+from memory.extraction._prompts import prompt
+from memory.store._facts import MemoryStore
+from testkit.model_server import ModelServer
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory import limits
-from memory.errors import InvalidModelOutput
-from memory.extraction import handles_for
-from memory.models import Fact
-from memory.operations import duplicate_key, plan
+from memory.contract import _limits as limits
+from memory.contract._errors import InvalidModelOutput
+from memory.contract._models import Fact
+from memory.contract._operations import duplicate_key, plan
+from memory.extraction._request import handles_for
 from tests.memory.helpers import add_op, delete_op, update_op
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from memory.api import Memory
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
 from tests.memory.test_cli_and_migrations import cli
-from tests.model_server import ModelServer
 
 
 async def test_cli_prints_the_events_after_a_cursor(

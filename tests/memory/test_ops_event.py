@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from memory.models import AppliedOp, PassContext, Written
-from memory.ops_event import build_event, instant
+from memory.contract._models import AppliedOp, PassContext, Written
+from memory.ops._event import build_event, instant
 
 T0 = datetime(2026, 12, 3, 7, 20, 0, 5, tzinfo=UTC)
 T1 = T0 + timedelta(seconds=1)

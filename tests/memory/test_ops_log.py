@@ -11,11 +11,11 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
-from memory.ops_event import OpsEvent
-from memory.ops_store import ops_after
+from memory.ops._event import OpsEvent
+from memory.store._ops_log import ops_after
+from testkit.fake_devices import wait_until
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, delete_op, update_op
-from tests.model_server import ModelServer
-from tests.voice.fake_devices import wait_until
 
 CALLS = "select count(*) from stackbone_platform.memory_calls where user_id = $1"
 

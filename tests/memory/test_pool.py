@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncpg
 
-from memory.database import create_pool
+from infra.database import create_pool
 
 
 async def test_a_transaction_left_open_is_rolled_back_on_release(pool: asyncpg.Pool) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from infra.database import PoolTimeouts, close_pool, create_pool
 from memory.config import ConfigError
-from memory.database import PoolTimeouts, close_pool, create_pool
 
 
 async def test_connections_carry_the_server_side_limits(database_url: str) -> None:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from memory.provider_client import ProviderClient, ProviderRequestFailed, status_failure
-from tests.model_server import ModelServer
+from memory.extraction._client import ProviderClient, ProviderRequestFailed, status_failure
+from testkit.model_server import ModelServer
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "caf\u00e9 \U0001f600"}]}
 

@@ -7,10 +7,10 @@ from typing import Any
 import asyncpg
 import pytest
 
-from memory import limits
 from memory.api import Memory
+from memory.contract import _limits as limits
+from testkit.model_server import ModelServer
 from tests.memory.helpers import stored
-from tests.model_server import ModelServer
 
 OK_CONTENT = "I prefer email."
 

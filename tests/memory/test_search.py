@@ -6,8 +6,8 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
+from testkit.model_server import ModelServer
 from tests.memory.search_helpers import EMBEDDING_MODEL, contacts, remember, semantic, texts
-from tests.model_server import ModelServer
 
 __all__ = ["semantic"]  # fixture
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
 from tests.memory.search_helpers import EMBEDDING_MODEL
 from tests.memory.test_cli_and_migrations import cli
-from tests.model_server import ModelServer
 
 
 async def test_cli_search_modes(

@@ -6,8 +6,8 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
+from testkit.model_server import ModelServer
 from tests.memory.search_helpers import contacts, remember
-from tests.model_server import ModelServer
 
 IDS = [
     "+34 600 111 222",

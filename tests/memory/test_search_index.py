@@ -10,7 +10,8 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
-from memory.search_store import SearchStore
+from memory.search._store import SearchStore
+from testkit.model_server import ModelServer
 from tests.memory.helpers import update_op
 from tests.memory.search_helpers import (
     EMBEDDING_MODEL,
@@ -21,7 +22,6 @@ from tests.memory.search_helpers import (
     texts,
     vectors,
 )
-from tests.model_server import ModelServer
 
 __all__ = ["semantic"]  # fixture
 

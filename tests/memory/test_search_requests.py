@@ -7,12 +7,12 @@ import logging
 import pytest
 
 from memory.api import Memory
-from memory.errors import InvalidRequest
-from memory.search_models import SearchHit
-from memory.search_ranking import RRF_K, fuse
-from memory.search_requests import MAX_QUERY_CHARS, search_request
+from memory.contract._errors import InvalidRequest
+from memory.search._models import SearchHit
+from memory.search._ranking import RRF_K, fuse
+from memory.search._requests import MAX_QUERY_CHARS, search_request
+from testkit.model_server import ModelServer
 from tests.memory.search_helpers import remember, semantic
-from tests.model_server import ModelServer
 
 __all__ = ["semantic"]  # fixture
 

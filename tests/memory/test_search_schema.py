@@ -10,12 +10,12 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
+from infra.database import create_pool
+from infra.migrate import available, migrate
 from memory.api import Memory
-from memory.database import create_pool
-from memory.migrate import available, migrate
-from tests.databases import with_database
+from testkit.databases import with_database
+from testkit.model_server import ModelServer
 from tests.memory.search_helpers import remember, semantic_memory, texts
-from tests.model_server import ModelServer
 
 
 def as_user(url: str, user: str) -> str:

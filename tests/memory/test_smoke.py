@@ -1,5 +1,5 @@
 from memory.api import Memory
-from tests.model_server import ModelServer
+from testkit.model_server import ModelServer
 
 
 async def test_add_then_recall(memory: Memory, model_server: ModelServer) -> None:

@@ -8,10 +8,10 @@ import logging
 import pytest
 from prometheus_client import REGISTRY
 
+from infra.logs import LogFormat, record_formatter
 from memory.api import Memory
-from memory.logs import LogFormat, record_formatter
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, update_op
-from tests.model_server import ModelServer
 
 SECRETS = [
     "+34111222333",

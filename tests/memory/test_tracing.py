@@ -16,12 +16,12 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from memory import tracing
+from infra import tracing
 from memory.api import open_memory
 from memory.config import MemoryConfig
-from memory.store import MemoryStore
+from memory.store._facts import MemoryStore
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
-from tests.model_server import ModelServer
 
 USER = "+34600111222"
 SECRET = "the cat is called Whiskers"

@@ -8,16 +8,16 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from memory import write_statement
+from infra.database import create_pool
 from memory.api import open_memory
 from memory.config import MemoryConfig
-from memory.database import create_pool
-from memory.errors import Conflict
-from memory.models import CallMetadata
-from memory.operations import Plan
-from memory.store import MemoryStore
+from memory.contract._errors import Conflict
+from memory.contract._models import CallMetadata
+from memory.contract._operations import Plan
+from memory.store import _write_statement as write_statement
+from memory.store._facts import MemoryStore
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, delete_op, stored, update_op
-from tests.model_server import ModelServer
 
 
 @pytest.fixture

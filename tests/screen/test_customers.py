@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from memory.api import Memory
+from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, update_op
-from tests.model_server import ModelServer
 from tests.rooms.browser import Page
 from tests.screen.conftest import KEYS, Client
 from tests.screen.screen import (

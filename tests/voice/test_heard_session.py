@@ -15,8 +15,8 @@ from typing import Any
 
 from livekit.agents import Agent, AgentSession, llm, tts
 
-from tests.voice.fake_devices import FakeCallIO, fake_session, wait_for_state, wire
-from tests.voice.fake_models import FakeLLM
+from testkit.fake_devices import FakeCallIO, fake_session, wait_for_state, wire
+from testkit.fake_models import FakeLLM
 from tests.voice.fake_speech import Spoken, SpokenAlignedTTS, SpokenTTS, Voice
 from transcript.recorder import TranscriptRecorder, attach
 from transcript.sentences import measurable

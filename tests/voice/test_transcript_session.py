@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import structlog.testing
 from livekit.agents import Agent, AgentSession, llm
 
-from tests.voice.fake_devices import FakeCallIO, fake_session, wait_for_state, wait_until, wire
-from tests.voice.fake_models import (
+from testkit.fake_devices import FakeCallIO, fake_session, wait_for_state, wait_until, wire
+from testkit.fake_models import (
     SECONDS_PER_CHAR,
     FakeAlignedTTS,
     FakeLLM,

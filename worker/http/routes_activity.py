@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from memory.activity import ActivityEntry, list_activity
-from memory.errors import InvalidRequest
+from memory.contract import InvalidRequest
+from memory.store import ActivityEntry, list_activity
 from worker.http import answers
 from worker.http.routes_context import CATALOG, POOL, Route, respond, timestamp
 

@@ -3,7 +3,7 @@
 A route is registered only through `Route`, which must name a scope (or say it is public), so no
 route is open by accident. The wrapper authenticates and authorizes before the handler runs and
 leaves the caller's key on the request for the activity log. Then the handler runs inside the
-app's database deadline (`memory.deadline`): past it the answer is 503 `memory_unavailable` at
+app's database deadline (`infra.deadline`): past it the answer is 503 `memory_unavailable` at
 once, and the handler's database work is abandoned to the background. A route that also waits
 on another service (LiveKit) says `deadline="own"` and bounds its database work with `bounded`.
 """
@@ -21,11 +21,9 @@ import asyncpg
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
-from memory import strict_json
+from infra.deadline import Deadline, Late, within
 from memory.api import Memory
-from memory.deadline import Deadline, Late, within
-from memory.envelope import ErrorInfo, Result
-from memory.errors import InvalidRequest, Unavailable
+from memory.contract import ErrorInfo, InvalidRequest, Result, Unavailable, strict_json
 from worker.catalog import Catalog
 from worker.http.auth import ApiKey, Scope, authenticate, authorize
 from worker.http.serving import LIMITS
@@ -133,7 +131,7 @@ async def read_body(request: web.Request) -> bytes:
 
 
 async def read_json(request: web.Request) -> object:
-    """The request body as strict JSON (`memory.strict_json`); every refusal is a 400.
+    """The request body as strict JSON (`memory.contract.strict_json`); every refusal is a 400.
 
     The body is decoded here rather than by `request.text()`, which raises on an unknown
     charset or bytes that are not UTF-8 instead of saying which rule the body broke.

@@ -12,9 +12,9 @@ import structlog
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory.bodies import delete_body, history_body, recall_body
-from memory.limits import DEFAULT_RECALL_CALLS
+from memory.contract import DEFAULT_RECALL_CALLS
 from worker.http import answers
+from worker.http.bodies import delete_body, history_body, recall_body
 from worker.http.routes_context import (
     CATALOG,
     MEMORY,

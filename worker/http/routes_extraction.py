@@ -12,11 +12,11 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from memory import extraction_settings_store as extraction_store
 from memory.config import DEFAULT_MODEL, DEFAULT_REASONING_EFFORT, REASONING_EFFORTS
-from memory.extraction_settings_store import ExtractionSettings
-from memory.prompts import prompt
+from memory.extraction import prompt
 from memory.settings import DraftBody, ModelBody, parse_draft, parse_model_selection
+from memory.store import ExtractionSettings
+from memory.store import extraction_settings_store as extraction_store
 from worker.http import answers
 from worker.http.routes_context import POOL, Route, actor, read_json, respond, timestamp
 

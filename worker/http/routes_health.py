@@ -1,15 +1,15 @@
 """The one open route: a health check that proves the database answers, within a deadline.
 
 A stalled or unreachable database gives 503 `degraded` at the deadline at the latest; the probe
-itself is abandoned to the background (`memory.deadline`), never waited for.
+itself is abandoned to the background (`infra.deadline`), never waited for.
 """
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from memory.db_errors import DB_ERRORS
-from memory.deadline import Deadline, Late, within
+from infra.deadline import Deadline, Late, within
+from memory.store import DB_ERRORS
 from worker.http import answers
 from worker.http.routes_context import DATABASE_DEADLINE, POOL, Route, respond
 

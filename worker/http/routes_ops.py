@@ -13,8 +13,8 @@ from collections.abc import Mapping
 
 from aiohttp import web
 
-from memory.errors import InvalidRequest
-from memory.ops_store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
+from memory.contract import InvalidRequest
+from memory.store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
 from worker.http import answers
 from worker.http.routes_context import CATALOG, POOL, Route, respond
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory.bodies import search_body
-from memory.search_requests import DEFAULT_K, DEFAULT_MODE
+from memory.search import DEFAULT_K, DEFAULT_MODE
 from worker.http import answers
+from worker.http.bodies import search_body
 from worker.http.routes_context import (
     CATALOG,
     MEMORY,

@@ -2,7 +2,7 @@
 
 Every answer has the same shape (agentId, overrides, value, origins, binding), so the Memory tab
 can redraw from any response. Validation and resolution are `memory.settings`; storage is
-`memory.settings_store`; this module only translates between HTTP and those.
+`memory.store`; this module only translates between HTTP and those.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from memory import settings_store
 from memory.settings import (
     SETTING_FIELDS,
     Binding,
@@ -21,7 +20,7 @@ from memory.settings import (
     parse_update,
     resolve,
 )
-from memory.settings_store import StoredSettings
+from memory.store import StoredSettings, settings_store
 from worker.catalog import AgentSpec
 from worker.http import answers
 from worker.http.routes_context import CATALOG, POOL, Route, actor, read_json, respond, timestamp

@@ -16,8 +16,8 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
 from lifecycle.identity import parse_job_metadata, resolve_identity
-from memory import limits
-from memory.settings_store import load_settings
+from memory.contract import limits
+from memory.store import load_settings
 from sip.caller import Caller
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
 from worker.dispatcher import Dispatcher, VoiceNotConfigured

@@ -19,15 +19,15 @@ import asyncpg
 import structlog
 from aiohttp import web
 
-from memory import database, environment
+from infra import database
+from infra.database import EmbeddedStartFailed, create_pool, database_url
+from infra.logs import configure_logging
+from infra.migrate import migrate
+from memory import environment
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig
-from memory.database import EmbeddedStartFailed, create_pool, database_url
-from memory.errors import MemoryFailure
-from memory.logs import configure_logging
-from memory.migrate import migrate
-from memory.settings_store import offer_code_bindings
-from memory.store import MemoryStore
+from memory.contract import MemoryFailure
+from memory.store import MemoryStore, offer_code_bindings
 from sip.dialing import InvalidDestination
 from worker.catalog import Catalog, UnknownAgent, default_catalog
 from worker.config import DEFAULT_WEB_DATABASE_DEADLINE_SECONDS, web_database_deadline

@@ -1,1 +1,0 @@
-"""Versioned SQL migrations, applied in file-name order by `memory.migrate`."""

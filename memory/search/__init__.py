@@ -1,0 +1,21 @@
+"""Search over facts by words and by meaning: validation, lexical and semantic queries and
+their fusion, the fact vectors (embeddings, background indexing) and search's own SQL.
+"""
+
+from memory.search._embeddings import EmbeddingModel
+from memory.search._models import SEARCH_MODES, SearchHit, SearchOutcome
+from memory.search._requests import DEFAULT_K, DEFAULT_MODE, search_request
+from memory.search._search import Search
+from memory.search._store import SearchStore
+
+__all__ = [
+    "DEFAULT_K",
+    "DEFAULT_MODE",
+    "SEARCH_MODES",
+    "EmbeddingModel",
+    "Search",
+    "SearchHit",
+    "SearchOutcome",
+    "SearchStore",
+    "search_request",
+]

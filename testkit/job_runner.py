@@ -1,0 +1,204 @@
+"""`worker.agent`'s entrypoint under livekit's own job runner, with no LiveKit server.
+
+The server is the production one (`worker.agent.build_server`), switched to the THREAD
+executor and run unregistered, the way livekit's console runs it. Jobs are fake jobs on
+livekit's mock room. The only substitution is the session factory: fake models and audio I/O
+(`tests.voice`) instead of the OpenAI ones and RoomIO's WebRTC tracks. RoomIO itself still runs
+on the mock room: it links the caller and reacts to their disconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+from livekit.agents import (
+    DEFAULT_API_CONNECT_OPTIONS,
+    AgentServer,
+    AgentSession,
+    APIConnectionError,
+    APIConnectOptions,
+    JobContext,
+    JobExecutorType,
+    get_job_context,
+    llm,
+)
+from livekit.agents.job import JobAcceptArguments, RunningJobInfo
+from livekit.protocol import agent, models
+
+from testkit.fake_devices import FakeCallIO, fake_session, wait_until, wire
+from testkit.fake_models import FakeLLM, FakeLLMStream, LLMCall
+from testkit.mock_room import MockRoom
+from worker.agent import build_server
+
+AGENT = "support"
+GREETING = "Hello, how can I help?"
+FAIL = "<fail>"
+"""A scripted reply that makes the fake LLM fail with a non-retryable provider error."""
+TOOL = "<tool>"
+
+
+def tool_call(name: str, **arguments: str) -> str:
+    """A scripted reply that is a call of the agent's tool `name` instead of words."""
+    return f"{TOOL}{name} {json.dumps(arguments)}"
+
+
+class FailingStream(FakeLLMStream):
+    async def _run(self) -> None:
+        if self._reply == FAIL:
+            raise APIConnectionError("scripted provider failure", retryable=False)
+        if self._reply.startswith(TOOL):
+            name, arguments = self._reply.removeprefix(TOOL).split(" ", 1)
+            call = llm.FunctionToolCall(name=name, arguments=arguments, call_id=f"call_{name}")
+            delta = llm.ChoiceDelta(role="assistant", tool_calls=[call])
+            self._event_ch.send_nowait(llm.ChatChunk(id="tool-call", delta=delta))
+            return
+        await super()._run()
+
+
+class ScriptedLLM(FakeLLM):
+    """The fake LLM, where a `FAIL` reply is a provider error and a `tool_call` a tool call.
+
+    `tools` holds the names of the tools each request offered, in request order.
+    """
+
+    def __init__(self, replies: list[str], *, word_delay: float) -> None:
+        super().__init__(replies, word_delay=word_delay)
+        self.tools: list[list[str]] = []
+
+    def chat(
+        self,
+        *,
+        chat_ctx: llm.ChatContext,
+        tools: list[llm.Tool] | None = None,
+        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
+        **_: Any,
+    ) -> llm.LLMStream:
+        self.calls.append(LLMCall(chat_ctx=chat_ctx.copy()))
+        self.tools.append([t.id for t in tools or []])
+        reply = self._replies.pop(0) if self._replies else self.default_reply
+        return FailingStream(
+            self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options, reply=reply
+        )
+
+
+@dataclass
+class FakeCallSide:
+    """The session factory handed to the entrypoint: fake models, fake devices, real session.
+
+    It runs inside the job (its thread and loop) and keeps what the test needs to reach in:
+    the session, its devices, the job context and the job's loop.
+    """
+
+    room: MockRoom
+    replies: tuple[str, ...] = ()
+    llm_word_delay: float = 0.0
+    built_at: float | None = None
+    session: AgentSession[None] | None = None
+    io: FakeCallIO | None = None
+    ctx: JobContext | None = None
+    llm: ScriptedLLM | None = None
+    closes: list[str] = field(default_factory=list)
+    """The session's close reasons, in order."""
+
+    def __call__(self, *_: Any) -> AgentSession[Any]:
+        """Called as the worker's factory (with its models) or the example's (with nothing)."""
+        self.llm = ScriptedLLM([GREETING, *self.replies], word_delay=self.llm_word_delay)
+        session = fake_session(llm_model=self.llm)
+        self.io = wire(session, mic=True)  # a mic, so RoomIO opens no track of its own
+        self.ctx = get_job_context()
+        self.room.loop = asyncio.get_running_loop()
+        self.session = session
+        self.built_at = time.monotonic()
+        session.on("close", lambda ev: self.closes.append(ev.reason.value))
+        return session
+
+    def in_job(self, fn: Any, *args: Any, **kwargs: Any) -> None:
+        """Call `fn` on the job's loop (livekit objects belong to it)."""
+        self.room.call_in_job(lambda: fn(*args, **kwargs))
+
+    async def greeted(self, within: float = 10.0) -> None:
+        await wait_until(
+            lambda: self.io is not None and self.io.speaker.segments != [], within=within
+        )
+
+
+@asynccontextmanager
+async def job_server(
+    side: FakeCallSide,
+    save_timeout: float,
+    *,
+    idle_processes: int = 0,
+    metrics_port: int | None = None,
+) -> AsyncIterator[AgentServer]:
+    """The worker's server with the THREAD executor, unregistered, in dev mode.
+
+    `idle_processes`: job runners kept warm (production keeps one per CPU; dev mode none).
+    `metrics_port`: livekit's Prometheus endpoint (one process: no multiprocess directory).
+    """
+    server = build_server(AGENT, save_timeout, side, metrics_port=metrics_port)
+    async with serving(server, idle_processes) as server:
+        yield server
+
+
+@asynccontextmanager
+async def serving(server: AgentServer, idle_processes: int = 0) -> AsyncIterator[AgentServer]:
+    """Any agent server, THREAD executor, unregistered, dev mode, until the block ends."""
+    server.update_options(
+        job_executor_type=JobExecutorType.THREAD, num_idle_processes=idle_processes
+    )
+    started = asyncio.Event()
+    server.once("worker_started", started.set)
+    running = asyncio.create_task(server.run(devmode=True, unregistered=True))
+    await asyncio.wait_for(started.wait(), 10)
+    try:
+        yield server
+    finally:
+        await server.aclose()
+        await running
+
+
+async def dispatch(server: AgentServer, metadata: str = "") -> None:
+    """Start one fake job, with the dispatch metadata LiveKit's server would set.
+
+    `simulate_job(room, fake_job=True)` is this with empty metadata; in livekit-agents 1.8.9 it
+    takes no metadata, so a job that needs some is launched the same way with it.
+    """
+    if not metadata:
+        await server.simulate_job("call-room", fake_job=True)
+        return
+    job = agent.Job(
+        id="mock-job-with-metadata",
+        room=models.Room(sid="RM_call", name="call-room"),
+        type=agent.JobType.JT_ROOM,
+        metadata=metadata,
+        agent_name=AGENT,
+    )
+    info = RunningJobInfo(
+        worker_id=server.id,
+        accept_arguments=JobAcceptArguments(identity="fake-agent", name="", metadata=""),
+        job=job,
+        url="",
+        token="",
+        fake_job=True,
+    )
+    await server._proc_pool.launch_job(info)
+
+
+async def job_ended(server: AgentServer, within: float = 15.0) -> None:
+    await wait_until(lambda: not server.active_jobs, within=within)
+
+
+async def call_records(pool: asyncpg.Pool) -> list[asyncpg.Record]:
+    return list(
+        await pool.fetch(
+            "select user_id, outcome, run_id, duration_seconds"
+            " from stackbone_platform.memory_calls order by seq"
+        )
+    )
