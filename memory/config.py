@@ -7,12 +7,7 @@ platform default. Reasoning effort: stored selection, then client option, then
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from memory.environment import Environment
 
 DEFAULT_MODEL = "openai/gpt-5.6-luna"
 DEFAULT_REASONING_EFFORT = "high"
@@ -57,27 +52,6 @@ class MemoryConfig:
             raise ConfigError(
                 "STACKBONE_MEMORY_EMBEDDING_TIMEOUT_SECONDS must be a positive number"
             )
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **options: object) -> MemoryConfig:
-        """Read the environment; keyword options are the client's own settings."""
-        from memory.environment import read  # noqa: PLC0415  (the model builds on this module)
-
-        return cls.from_environment(read(env), **options)
-
-    @classmethod
-    def from_environment(cls, env: Environment, **options: object) -> MemoryConfig:
-        return cls(
-            base_url=env.memory_base_url or env.openai_base_url,
-            api_key=env.memory_api_key or env.openai_api_key,
-            env_model=env.memory_model,
-            env_reasoning_effort=env.memory_reasoning_effort,
-            timeout_seconds=env.memory_timeout_seconds,
-            structured_output=env.memory_response_format == "json_schema",
-            embedding_model=env.memory_embedding_model,
-            embedding_timeout_seconds=env.memory_embedding_timeout_seconds,
-            **options,  # type: ignore[arg-type]
-        )
 
 
 @dataclass(frozen=True, slots=True)

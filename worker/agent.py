@@ -16,20 +16,16 @@ from typing import Any
 
 from livekit.agents import AgentServer, AgentSession, JobContext, cli
 
-from callmemory import CallerMemory
+from callmemory import CallerMemory, environment
 from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN
-from memory import environment
 from memory.config import ConfigError
 from worker.catalog import default_catalog
-from worker.config import VoiceModels, load_worker_config
+from worker.config import VoiceModels, worker_config
 from worker.greeter import Greeter
-from worker.http.http_metrics import metrics_port
 from worker.session import ROOM_OPTIONS, build_session
 from worker.startup import needs_preparation, prepare_main_process, served_agent
 
 SAVE_TIMEOUT_FOR_HELP = 40.0  # help and download-files serve no call
-WORKER_METRICS_VAR = "WORKER_METRICS_PORT"
-MULTIPROC_VAR = "PROMETHEUS_MULTIPROC_DIR"
 
 SessionFactory = Callable[[VoiceModels], AgentSession[Any]]
 """Builds the call's session from the configured models (`worker.session.build_session`).
@@ -41,9 +37,10 @@ everything else (room, participants, job shutdown) runs through livekit's own jo
 
 async def entrypoint(ctx: JobContext, sessions: SessionFactory = build_session) -> None:
     """A catalog agent with caller memory attached, through the same API any agent uses."""
+    settings = environment.read()  # the job's one read of its environment
     catalog = default_catalog()
-    spec = catalog.get(ctx.job.agent_name or served_agent(catalog))
-    config = load_worker_config()
+    spec = catalog.get(ctx.job.agent_name or served_agent(catalog, settings.worker_agent))
+    config = worker_config(settings)
     memory = CallerMemory(spec.name, spec.memory, config.call)
     session, agent = sessions(config.models), Greeter(spec.instructions)
     if await memory.attach(ctx, session, agent):
@@ -78,19 +75,18 @@ def main() -> None:
         return
     environment.load_env_local()
     try:
-        config, agent_name = asyncio.run(prepare_main_process(sys.argv[1:]))
-        port = metrics_port(variable=WORKER_METRICS_VAR)
+        main = asyncio.run(prepare_main_process(sys.argv[1:]))
     except ConfigError as exc:
         print(environment.report(exc), file=sys.stderr)
         raise SystemExit(2) from None
-    timeout = config.call.save_timeout_seconds
-    metrics_dir = None if port is None else multiprocess_dir()
-    cli.run_app(build_server(agent_name, timeout, metrics_port=port, metrics_dir=metrics_dir))
+    port = main.settings.worker_metrics_port
+    metrics_dir = None if port is None else multiprocess_dir(main.settings.prometheus_multiproc_dir)
+    timeout = main.config.call.save_timeout_seconds
+    cli.run_app(build_server(main.agent, timeout, metrics_port=port, metrics_dir=metrics_dir))
 
 
-def multiprocess_dir() -> str:
+def multiprocess_dir(configured: str | None) -> str:
     """`PROMETHEUS_MULTIPROC_DIR`, else a per-process directory livekit empties at start."""
-    configured = environment.read().prometheus_multiproc_dir
     return configured or tempfile.mkdtemp(prefix="caller-memory-metrics-")
 
 

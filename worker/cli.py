@@ -20,8 +20,8 @@ from typing import Annotated, Any
 
 import typer
 
+from callmemory import environment
 from infra.logs import configure_logging
-from memory import environment
 from memory.config import ConfigError
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
 from worker.catalog import UnknownAgent, default_catalog
@@ -66,7 +66,9 @@ def dial(
 ) -> None:
     """Start an outbound call with an agent (validated here before LiveKit is asked)."""
     try:
-        settings = voice_settings(environment.read(required=(LIVEKIT_TOGETHER,)))
+        read = environment.read(required=(LIVEKIT_TOGETHER,))  # the command's one read
+        configure_logging(install_handler=True, fmt=read.log_format)
+        settings = voice_settings(read)
         if settings is None:
             raise ConfigError("LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are not set")
         spec = default_catalog().get(agent)
@@ -103,8 +105,7 @@ def worker(ctx: typer.Context) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every refusal is one line on stderr and an exit code, never a trace."""
-    environment.load_env_local()
-    configure_logging(install_handler=True)
+    environment.load_env_local()  # each command reads its settings once (and logs as they say)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         result = app(args, standalone_mode=False, prog_name="caller-memory")

@@ -1,7 +1,7 @@
 """`caller-memory memory ...`: migrate, add, recall, history, delete-all and search.
 
-Each prints the HTTP API's body for the same request (`worker.http.bodies`) as JSON on stdout; logs
-carry no memory text. The agent id is any memory scope (not only a catalog agent), as the
+Each prints the HTTP API's body for the same request (`worker.http.bodies`) as JSON on stdout;
+logs carry no memory text. The agent id is any memory scope (not only a catalog agent), as the
 library's API allows.
 """
 
@@ -16,9 +16,12 @@ from typing import Annotated, Any, TypeVar
 import asyncpg
 import typer
 
+from callmemory import environment
+from callmemory.config import memory_config, pool_timeouts
+from infra import tracing
 from infra.database import EmbeddedStartFailed, create_pool, database_url
+from infra.logs import configure_logging
 from infra.migrate import migrate as apply_migrations
-from memory import environment
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.contract import DEFAULT_RECALL_CALLS, Result
@@ -40,29 +43,35 @@ def _print(body: dict[str, Any]) -> None:
     print(json.dumps(body, ensure_ascii=False, indent=2))
 
 
-def _run(work: Callable[[asyncpg.Pool], Awaitable[dict[str, Any]]]) -> None:
-    """Check the configuration, open a pool, do the work, print its body."""
-    environment.read()  # every bad variable named at once
+Work = Callable[[asyncpg.Pool, MemoryConfig], Awaitable[dict[str, Any]]]
+
+
+def _run(work: Work) -> None:
+    """Read the configuration (every bad variable named at once), open a pool, do the work."""
+    settings = environment.read()  # the command's one read of its environment
+    configure_logging(install_handler=True, fmt=settings.log_format)
+    tracing.configure(settings.otel_exporter_otlp_endpoint)
     try:
-        body = asyncio.run(_with_pool(work))
+        body = asyncio.run(_with_pool(work, settings))
     except (OSError, asyncpg.PostgresError, EmbeddedStartFailed) as exc:
         raise Refused(EXIT_FAILED, f"database unavailable ({type(exc).__name__})") from None
     _print(body)
 
 
-async def _with_pool(work: Callable[[asyncpg.Pool], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
-    pool = await create_pool(database_url())
+async def _with_pool(work: Work, settings: environment.Environment) -> dict[str, Any]:
+    url = database_url(settings.database_url, settings.memory_pgdata)
+    pool = await create_pool(url, timeouts=pool_timeouts(settings))
     try:
-        return await work(pool)
+        return await work(pool, memory_config(settings))
     finally:
         await pool.close()
 
 
 def _with_memory(
     call: Callable[[Memory], Awaitable[Result[T]]], body: Callable[[T], dict[str, Any]]
-) -> Callable[[asyncpg.Pool], Awaitable[dict[str, Any]]]:
-    async def work(pool: asyncpg.Pool) -> dict[str, Any]:
-        memory = open_memory(MemoryStore(pool), MemoryConfig.from_env())
+) -> Work:
+    async def work(pool: asyncpg.Pool, config: MemoryConfig) -> dict[str, Any]:
+        memory = open_memory(MemoryStore(pool), config)
         try:
             result = await call(memory)
         finally:
@@ -79,7 +88,7 @@ def _with_memory(
 def migrate() -> None:
     """Apply pending schema migrations."""
 
-    async def work(pool: asyncpg.Pool) -> dict[str, Any]:
+    async def work(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
         async with pool.acquire() as conn:
             return {"applied": await apply_migrations(conn)}
 
@@ -180,7 +189,7 @@ def ops(
 ) -> None:
     """Print an agent's memory.ops events after a cursor, oldest first (as GET /api/memory/ops)."""
 
-    async def work(pool: asyncpg.Pool) -> dict[str, Any]:
+    async def work(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
         events = await ops_after(pool, agent_id, after, limit)
         cursor = events[-1]["id"] if events else after
         return {"agentId": agent_id, "events": events, "next": cursor}

@@ -7,44 +7,40 @@ URL exported, so job processes inherit it instead of attaching themselves.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import asyncpg
 import structlog
 
+from callmemory import environment
 from infra.database import create_pool, database_url
 from infra.logs import configure_logging
 from infra.migrate import migrate
-from memory import environment
 from memory.config import ConfigError
 from memory.store import offer_code_bindings
 from worker.catalog import Catalog, default_catalog
-from worker.config import WorkerConfig, load_worker_config
+from worker.config import WorkerConfig, worker_config, worker_requirements
 
 log = structlog.get_logger(__name__)
 
 NEEDS_LIVEKIT = frozenset({"start", "dev", "connect"})
 NO_PREPARATION = frozenset({"download-files", "--help", "-h"})
 """Subcommands that serve no call: they run with no configuration and no database."""
-MIGRATE_VAR = "MEMORY_MIGRATE_ON_START"
 AGENT_VAR = "WORKER_AGENT"
 
 
-def migrations_enabled(env: Mapping[str, str] | None = None) -> bool:
-    return environment.read(env).migrate_on_start
-
-
-def served_agent(catalog: Catalog, env: Mapping[str, str] | None = None) -> str:
-    """The catalog agent this worker registers for (one agent name per worker process)."""
-    name = environment.given_values(env).get(AGENT_VAR) or next(iter(catalog)).name
+def served_agent(catalog: Catalog, name: str | None) -> str:
+    """The catalog agent this worker registers for (`WORKER_AGENT`; default the first)."""
+    name = name or next(iter(catalog)).name
     if name not in {a.name for a in catalog}:
         raise ConfigError(f"{AGENT_VAR}: names no agent in the catalog")
     return name
 
 
-async def prepare_database(pool: asyncpg.Pool, catalog: Catalog) -> None:
+async def prepare_database(pool: asyncpg.Pool, catalog: Catalog, *, migrate_first: bool) -> None:
     """Apply migrations (unless disabled) and offer code-declared identity keys."""
-    if migrations_enabled():
+    if migrate_first:
         async with pool.acquire() as conn:
             await migrate(conn)
     await offer_code_bindings(pool, catalog.identity_keys())
@@ -55,31 +51,43 @@ def needs_preparation(argv: Sequence[str]) -> bool:
     return bool(argv) and argv[0] not in NO_PREPARATION
 
 
-def _checked(*, needs_livekit: bool) -> tuple[WorkerConfig, str]:
-    """The configuration and the served agent, every problem of both in one `ConfigError`."""
+@dataclass(frozen=True, slots=True)
+class MainProcess:
+    """What the worker's main process read, once, before the LiveKit CLI takes over."""
+
+    settings: environment.Environment
+    config: WorkerConfig
+    agent: str
+
+
+def _checked(*, needs_livekit: bool) -> MainProcess:
+    """The settings and the served agent, every problem of both in one `ConfigError`."""
+    given = environment.given_values()  # the process's one read of its environment
     lines: list[str] = []
     try:
-        config = load_worker_config(needs_livekit=needs_livekit)
+        settings = environment.validate(given, required=worker_requirements(needs_livekit))
+        config = worker_config(settings)
     except ConfigError as exc:
         lines.extend(str(exc).splitlines())
     try:
-        agent = served_agent(default_catalog())
+        agent = served_agent(default_catalog(), given.get(AGENT_VAR))
     except ConfigError as exc:
         lines.extend(str(exc).splitlines())
     if lines:
         raise ConfigError("\n".join(lines))
-    return config, agent
+    return MainProcess(settings, config, agent)
 
 
-async def prepare_main_process(argv: Sequence[str]) -> tuple[WorkerConfig, str]:
-    """Check configuration, resolve and prepare the database; returns config and agent name."""
+async def prepare_main_process(argv: Sequence[str]) -> MainProcess:
+    """Check configuration, resolve and prepare the database."""
     configure_logging()
-    config, agent = _checked(needs_livekit=bool(argv) and argv[0] in NEEDS_LIVEKIT)
+    main = _checked(needs_livekit=bool(argv) and argv[0] in NEEDS_LIVEKIT)
     catalog = default_catalog()
-    pool = await create_pool(database_url(), min_size=1, max_size=1)
+    url = database_url(main.settings.database_url, main.settings.memory_pgdata)
+    pool = await create_pool(url, min_size=1, max_size=1, timeouts=main.config.call.database)
     try:
-        await prepare_database(pool, catalog)
+        await prepare_database(pool, catalog, migrate_first=main.settings.migrate_on_start)
     finally:
         await pool.close()
-    log.info("worker.prepared", agent_id=agent)
-    return config, agent
+    log.info("worker.prepared", agent_id=main.agent)
+    return main

@@ -7,23 +7,15 @@ configuration (a URL without a secret, say) stops the process with the variable'
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Final
 
-from memory import environment
+from callmemory import environment
+from callmemory.environment import default
 
-URL_VAR: Final = "LIVEKIT_URL"
-KEY_VAR: Final = "LIVEKIT_API_KEY"
-SECRET_VAR: Final = "LIVEKIT_API_SECRET"
-PUBLIC_URL_VAR: Final = "LIVEKIT_PUBLIC_URL"
-TOKEN_TTL_VAR: Final = "VOICE_ROOM_TOKEN_TTL_SECONDS"
 TRUNK_VAR: Final = "SIP_OUTBOUND_TRUNK_ID"
-
-DEFAULT_TOKEN_TTL = timedelta(minutes=10)
-MIN_TOKEN_TTL = timedelta(seconds=30)
-MAX_TOKEN_TTL = timedelta(hours=1)
+DEFAULT_TOKEN_TTL = timedelta(seconds=default("VOICE_ROOM_TOKEN_TTL_SECONDS"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +31,10 @@ class VoiceSettings:
 
 
 LIVEKIT_TOGETHER: Final = environment.Required(
-    (URL_VAR, KEY_VAR, SECRET_VAR), "the voice routes need all LiveKit variables", together=True
+    ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET"),
+    "the voice routes need all LiveKit variables",
+    together=True,
 )
-
-
-def load_voice_settings(env: Mapping[str, str] | None = None) -> VoiceSettings | None:
-    """The settings, or None when no LiveKit variable is set at all."""
-    return voice_settings(environment.read(env, required=(LIVEKIT_TOGETHER,)))
 
 
 def voice_settings(env: environment.Environment) -> VoiceSettings | None:

@@ -9,12 +9,18 @@ import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from infra.logs import log_format, record_formatter
+from callmemory import environment
+from infra.logs import LogFormat, record_formatter
 from memory.config import MemoryConfig
 from tests.api.conftest import auth, build_catalog
 from worker.http.access_log import AccessLogger
 from worker.http.auth import ApiKey
 from worker.http.web import create_app
+
+
+def log_format(env: dict[str, str]) -> LogFormat:
+    return environment.read(env).log_format
+
 
 SECRET_HEADER = "Bearer-ish header value 7f3a"
 SECRET_USER = "+34699000111"

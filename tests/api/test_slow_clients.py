@@ -14,11 +14,17 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
+from callmemory import environment
 from memory.config import MemoryConfig
 from tests.api.conftest import KEYS, build_catalog
 from worker.http.auth import ApiKey
-from worker.http.serving import LINGER_SECONDS, ServerLimits, make_runner, start_site
+from worker.http.serving import LINGER_SECONDS, ServerLimits, make_runner, server_limits, start_site
 from worker.http.web import create_app
+
+
+def limits_from(env: dict[str, str]) -> ServerLimits:
+    return server_limits(environment.read(env))
+
 
 LIMITS = ServerLimits(header_timeout_seconds=1.0, body_timeout_seconds=1.0, max_connections=4)
 SLACK = 3.0  # seconds a loaded machine may add before the close is seen
@@ -156,7 +162,7 @@ async def test_many_slow_clients_are_all_closed(port: int) -> None:
 
 class TestLimitsFromEnvironment:
     def test_defaults(self) -> None:
-        assert ServerLimits.from_env({}) == ServerLimits(10.0, 15.0, 256)
+        assert limits_from({}) == ServerLimits(10.0, 15.0, 256)
 
     def test_values(self) -> None:
         env = {
@@ -164,7 +170,7 @@ class TestLimitsFromEnvironment:
             "WEB_BODY_TIMEOUT_SECONDS": "30",
             "WEB_MAX_CONNECTIONS": "1000",
         }
-        assert ServerLimits.from_env(env) == ServerLimits(2.5, 30.0, 1000)
+        assert limits_from(env) == ServerLimits(2.5, 30.0, 1000)
 
     @pytest.mark.parametrize(
         ("name", "value"),
@@ -181,7 +187,7 @@ class TestLimitsFromEnvironment:
     )
     def test_bad_values_name_the_variable(self, name: str, value: str) -> None:
         with pytest.raises(ValueError, match=name):
-            ServerLimits.from_env({name: value})
+            limits_from({name: value})
 
     @pytest.mark.parametrize(
         ("name", "value"),
@@ -193,4 +199,4 @@ class TestLimitsFromEnvironment:
         ],
     )
     def test_values_at_the_limits_are_accepted(self, name: str, value: str) -> None:
-        ServerLimits.from_env({name: value})
+        limits_from({name: value})

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from dotenv import dotenv_values
 
-from memory import environment
+from callmemory import environment
 from memory.config import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,10 +8,20 @@ import sys
 
 import pytest
 
+from callmemory import environment
 from memory.config import ConfigError
 from worker.catalog import default_catalog
-from worker.config import load_worker_config, require_livekit
-from worker.startup import migrations_enabled, served_agent
+from worker.config import LIVEKIT_NEEDED, WorkerConfig, worker_config, worker_requirements
+from worker.startup import served_agent
+
+
+def worker_config_from(env: dict[str, str]) -> WorkerConfig:
+    return worker_config(environment.read(env, required=worker_requirements(False)))
+
+
+def migrate_on_start(env: dict[str, str]) -> bool:
+    return environment.read(env).migrate_on_start
+
 
 BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("LIVEKIT_", "OPENAI_"))}
 
@@ -52,24 +62,24 @@ async def test_start_names_the_missing_variable(env: dict[str, str], missing: st
 
 def test_livekit_and_provider_checks_are_pure() -> None:
     with pytest.raises(ConfigError, match="LIVEKIT_API_SECRET"):
-        require_livekit({"LIVEKIT_URL": "u", "LIVEKIT_API_KEY": "k"})
-    config = load_worker_config({"OPENAI_API_KEY": "k", "CALL_RECALL_BUDGET_SECONDS": "0.2"})
+        environment.read({"LIVEKIT_URL": "u", "LIVEKIT_API_KEY": "k"}, required=LIVEKIT_NEEDED)
+    config = worker_config_from({"OPENAI_API_KEY": "k", "CALL_RECALL_BUDGET_SECONDS": "0.2"})
     assert config.call.recall_budget_seconds == 0.2
     assert config.call.save_timeout_seconds > config.call.memory.timeout_seconds
     with pytest.raises(ConfigError, match="CALL_RECALL_BUDGET_SECONDS"):
-        load_worker_config({"OPENAI_API_KEY": "k", "CALL_RECALL_BUDGET_SECONDS": "-1"})
+        worker_config_from({"OPENAI_API_KEY": "k", "CALL_RECALL_BUDGET_SECONDS": "-1"})
     with pytest.raises(ConfigError, match="CALL_SAVE_TIMEOUT_SECONDS"):
-        load_worker_config({"OPENAI_API_KEY": "k", "CALL_SAVE_TIMEOUT_SECONDS": "5"})
+        worker_config_from({"OPENAI_API_KEY": "k", "CALL_SAVE_TIMEOUT_SECONDS": "5"})
 
 
 def test_worker_serves_one_catalog_agent() -> None:
     catalog = default_catalog()
-    assert served_agent(catalog, {}) == "support"
+    assert served_agent(catalog, None) == "support"
     with pytest.raises(ConfigError, match="WORKER_AGENT"):
-        served_agent(catalog, {"WORKER_AGENT": "nobody"})
-    assert migrations_enabled({}) and not migrations_enabled({"MEMORY_MIGRATE_ON_START": "0"})
+        served_agent(catalog, "nobody")
+    assert migrate_on_start({}) and not migrate_on_start({"MEMORY_MIGRATE_ON_START": "0"})
     with pytest.raises(ConfigError, match="MEMORY_MIGRATE_ON_START"):
-        migrations_enabled({"MEMORY_MIGRATE_ON_START": "maybe"})
+        migrate_on_start({"MEMORY_MIGRATE_ON_START": "maybe"})
 
 
 async def test_help_runs_with_no_configuration_and_no_database() -> None:

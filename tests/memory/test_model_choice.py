@@ -6,11 +6,17 @@ import asyncpg
 import pytest
 import structlog.testing
 
+from callmemory import environment
+from callmemory.config import memory_config
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig, resolve_choice
 from memory.extraction._prompts import prompt
 from memory.store._facts import MemoryStore
 from testkit.model_server import ModelServer
+
+
+def config_from(env: dict[str, str]) -> MemoryConfig:
+    return memory_config(environment.read(env))
 
 
 @pytest.mark.parametrize(
@@ -55,16 +61,13 @@ def test_unknown_efforts_are_refused(effort: str) -> None:
     with pytest.raises(ConfigError, match="reasoning_effort"):
         MemoryConfig(reasoning_effort=effort)
     with pytest.raises(ConfigError, match="STACKBONE_MEMORY_REASONING_EFFORT"):
-        MemoryConfig.from_env({"STACKBONE_MEMORY_REASONING_EFFORT": effort or "x"})
+        config_from({"STACKBONE_MEMORY_REASONING_EFFORT": effort or "x"})
     # a blank variable is an unset one, as for every variable of the settings model
-    assert (
-        MemoryConfig.from_env({"STACKBONE_MEMORY_REASONING_EFFORT": " "}).env_reasoning_effort
-        is None
-    )
+    assert config_from({"STACKBONE_MEMORY_REASONING_EFFORT": " "}).env_reasoning_effort is None
 
 
 def test_environment_is_read() -> None:
-    config = MemoryConfig.from_env(
+    config = config_from(
         {
             "STACKBONE_MEMORY_MODEL": "openai/gpt-x",
             "STACKBONE_MEMORY_REASONING_EFFORT": "xhigh",
@@ -76,9 +79,9 @@ def test_environment_is_read() -> None:
     assert (config.env_model, config.env_reasoning_effort) == ("openai/gpt-x", "xhigh")
     assert (config.timeout_seconds, config.structured_output) == (12.5, False)
     with pytest.raises(ConfigError, match="STACKBONE_MEMORY_TIMEOUT_SECONDS"):
-        MemoryConfig.from_env({"STACKBONE_MEMORY_TIMEOUT_SECONDS": "soon"})
+        config_from({"STACKBONE_MEMORY_TIMEOUT_SECONDS": "soon"})
     with pytest.raises(ConfigError, match="STACKBONE_MEMORY_RESPONSE_FORMAT"):
-        MemoryConfig.from_env({"STACKBONE_MEMORY_RESPONSE_FORMAT": "xml"})
+        config_from({"STACKBONE_MEMORY_RESPONSE_FORMAT": "xml"})
 
 
 async def test_stored_selection_reaches_the_provider(

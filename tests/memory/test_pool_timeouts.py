@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from callmemory import environment
+from callmemory.config import pool_timeouts
 from infra.database import PoolTimeouts, close_pool, create_pool
 from memory.config import ConfigError
+
+
+def timeouts_from(env: dict[str, str]) -> PoolTimeouts:
+    return pool_timeouts(environment.read(env))
 
 
 async def test_connections_carry_the_server_side_limits(database_url: str) -> None:
@@ -27,7 +33,7 @@ async def test_connections_carry_the_server_side_limits(database_url: str) -> No
     ],
 )
 def test_limits_from_the_environment(env: dict[str, str], expected: object) -> None:
-    limits = PoolTimeouts.from_env(env)
+    limits = timeouts_from(env)
     if isinstance(expected, PoolTimeouts):
         assert limits == expected
     elif "DATABASE_COMMAND_TIMEOUT_SECONDS" in env:
@@ -47,4 +53,4 @@ def test_limits_from_the_environment(env: dict[str, str], expected: object) -> N
 )
 def test_bad_limits_name_the_variable(env: dict[str, str]) -> None:
     with pytest.raises(ConfigError, match=next(iter(env))):
-        PoolTimeouts.from_env(env)
+        timeouts_from(env)

@@ -6,8 +6,19 @@ from datetime import timedelta
 
 import pytest
 
+from callmemory import environment
 from memory.config import ConfigError
-from worker.voice_settings import DEFAULT_TOKEN_TTL, load_voice_settings
+from worker.voice_settings import (
+    DEFAULT_TOKEN_TTL,
+    LIVEKIT_TOGETHER,
+    VoiceSettings,
+    voice_settings,
+)
+
+
+def load_voice_settings(env: dict[str, str]) -> VoiceSettings | None:
+    return voice_settings(environment.read(env, required=(LIVEKIT_TOGETHER,)))
+
 
 FULL = {"LIVEKIT_URL": "wss://x.livekit.cloud", "LIVEKIT_API_KEY": "k", "LIVEKIT_API_SECRET": "s"}
 

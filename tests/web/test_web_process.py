@@ -12,8 +12,13 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
+from callmemory import environment
 from memory.config import ConfigError
-from worker.http.http_metrics import metrics_port
+
+
+def metrics_port(env: dict[str, str]) -> int | None:
+    return environment.read(env).web_metrics_port
+
 
 BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("LIVEKIT_", "WEB_"))}
 

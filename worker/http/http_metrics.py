@@ -7,14 +7,11 @@ stays behind bearer keys). Requests are counted by route pattern and status, nev
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Final
 
 from aiohttp import web
 from prometheus_client import REGISTRY, Counter, Histogram
 from prometheus_client.aiohttp import make_aiohttp_handler
-
-from memory import environment
 
 PORT_VAR: Final = "WEB_METRICS_PORT"
 
@@ -34,16 +31,6 @@ REQUEST_SECONDS: Final = Histogram(
 def observe_request(method: str, route: str, status: int, seconds: float) -> None:
     REQUESTS.labels(method=method, route=route, status=str(status)).inc()
     REQUEST_SECONDS.labels(route=route).observe(seconds)
-
-
-def metrics_port(env: Mapping[str, str] | None = None, variable: str = PORT_VAR) -> int | None:
-    """The metrics port from `variable` (`WEB_METRICS_PORT` or `WORKER_METRICS_PORT`), or None."""
-    settings = environment.read(env)
-    return (
-        settings.worker_metrics_port
-        if variable == "WORKER_METRICS_PORT"
-        else settings.web_metrics_port
-    )
 
 
 def metrics_app() -> web.Application:

@@ -16,18 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from aiohttp import web
 
-from memory import environment
+from callmemory import environment
+from callmemory.environment import default
 from worker.http.access_log import AccessLogger
 
-HEADER_TIMEOUT_VAR: Final = "WEB_HEADER_TIMEOUT_SECONDS"
-BODY_TIMEOUT_VAR: Final = "WEB_BODY_TIMEOUT_SECONDS"
-MAX_CONNECTIONS_VAR: Final = "WEB_MAX_CONNECTIONS"
 MAX_BODY_BYTES: Final = 1024**2  # aiohttp's default client_max_size, stated
 LINGER_SECONDS: Final = 2.0
 """After an answer, how long body bytes nobody read are drained before the connection closes
@@ -36,24 +33,20 @@ LINGER_SECONDS: Final = 2.0
 
 @dataclass(frozen=True, slots=True)
 class ServerLimits:
-    header_timeout_seconds: float = 10.0
+    header_timeout_seconds: float = default("WEB_HEADER_TIMEOUT_SECONDS")
     """From connection open (or the previous response) to a complete request head."""
-    body_timeout_seconds: float = 15.0
+    body_timeout_seconds: float = default("WEB_BODY_TIMEOUT_SECONDS")
     """For a route to receive the whole body (at most 1 MiB)."""
-    max_connections: int = 256
+    max_connections: int = default("WEB_MAX_CONNECTIONS")
     """Open connections, idle keep-alive ones included; past it a new one gets 503."""
 
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> ServerLimits:
-        return cls.from_environment(environment.read(env))
 
-    @classmethod
-    def from_environment(cls, env: environment.Environment) -> ServerLimits:
-        return cls(
-            header_timeout_seconds=env.web_header_timeout_seconds,
-            body_timeout_seconds=env.web_body_timeout_seconds,
-            max_connections=env.web_max_connections,
-        )
+def server_limits(settings: environment.Environment) -> ServerLimits:
+    return ServerLimits(
+        header_timeout_seconds=settings.web_header_timeout_seconds,
+        body_timeout_seconds=settings.web_body_timeout_seconds,
+        max_connections=settings.web_max_connections,
+    )
 
 
 LIMITS = web.AppKey("server_limits", ServerLimits)

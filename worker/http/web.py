@@ -9,7 +9,6 @@ Typed failures become HTTP answers in one middleware; `worker.http.statuses` pic
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sys
 from collections.abc import Awaitable, Sequence
@@ -19,18 +18,18 @@ import asyncpg
 import structlog
 from aiohttp import web
 
-from infra import database
+from callmemory import environment
+from callmemory.environment import default
+from infra import database, tracing
 from infra.database import EmbeddedStartFailed, create_pool, database_url
 from infra.logs import configure_logging
 from infra.migrate import migrate
-from memory import environment
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig
 from memory.contract import MemoryFailure
 from memory.store import MemoryStore, offer_code_bindings
 from sip.dialing import InvalidDestination
 from worker.catalog import Catalog, UnknownAgent, default_catalog
-from worker.config import DEFAULT_WEB_DATABASE_DEADLINE_SECONDS, web_database_deadline
 from worker.dispatcher import Dispatcher, LiveKitFailed, VoiceNotConfigured
 from worker.http import (
     headers,
@@ -46,7 +45,7 @@ from worker.http import (
     routes_settings,
     routes_voice,
 )
-from worker.http.auth import ENV_VAR, ApiKey, AuthFailure, parse_api_keys, scopes_of
+from worker.http.auth import ApiKey, AuthFailure, scopes_of
 from worker.http.http_metrics import PORT_VAR, metrics_app
 from worker.http.routes_context import (
     API_KEYS,
@@ -63,9 +62,9 @@ from worker.http.routes_context import (
 )
 from worker.http.serving import LIMITS, MAX_BODY_BYTES, ServerLimits, make_runner, start_site
 from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
+from worker.http.web_config import WebConfig, load_web_config
 from worker.identities import InvalidIdentities
-from worker.startup import migrations_enabled
-from worker.voice_settings import LIVEKIT_TOGETHER, VoiceSettings, voice_settings
+from worker.voice_settings import VoiceSettings
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -146,7 +145,7 @@ def create_app(
     api_keys: Sequence[ApiKey],
     memory_config: MemoryConfig,
     voice: VoiceSettings | None = None,
-    database_deadline_seconds: float = DEFAULT_WEB_DATABASE_DEADLINE_SECONDS,
+    database_deadline_seconds: float = default("WEB_DATABASE_DEADLINE_SECONDS"),
     limits: ServerLimits | None = None,
 ) -> web.Application:
     """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit."""
@@ -170,25 +169,19 @@ def create_app(
     return app
 
 
-async def _serve(
-    url: str,
-    catalog: Catalog,
-    api_keys: Sequence[ApiKey],
-    voice: VoiceSettings | None,
-    limits: ServerLimits,
-) -> web.Application:
-    pool = await create_pool(url)
-    if migrations_enabled():
+async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Application:
+    pool = await create_pool(url, timeouts=config.database)
+    if config.migrate_on_start:
         async with pool.acquire() as conn:
             await migrate(conn)
     app = create_app(
         pool=pool,
         catalog=catalog,
-        api_keys=api_keys,
-        memory_config=MemoryConfig.from_env(),
-        voice=voice,
-        database_deadline_seconds=web_database_deadline(),
-        limits=limits,
+        api_keys=config.api_keys,
+        memory_config=config.memory,
+        voice=config.voice,
+        database_deadline_seconds=config.database_deadline_seconds,
+        limits=config.limits,
     )
 
     async def close_pool(_: web.Application) -> None:
@@ -198,8 +191,8 @@ async def _serve(
     log.info(
         "web.configured",
         agents=len(catalog),
-        api_keys=scopes_of(api_keys),
-        voice_routes=voice is not None,
+        api_keys=scopes_of(config.api_keys),
+        voice_routes=config.voice is not None,
     )
     return app
 
@@ -235,69 +228,31 @@ async def _bound(starting: Awaitable[T], variable: str, port: int) -> T:
         raise ConfigError(f"{variable}={port}: cannot listen there ({exc.strerror})") from None
 
 
-async def _run(
-    url: str,
-    *,
-    catalog: Catalog,
-    api_keys: Sequence[ApiKey],
-    voice: VoiceSettings | None,
-    limits: ServerLimits,
-    address: tuple[str, int],
-    metrics: int | None,
-) -> None:
-    await _listen(await _serve(url, catalog, api_keys, voice, limits), *address, metrics)
+async def _run(url: str, catalog: Catalog, config: WebConfig) -> None:
+    app = await _serve(url, catalog, config)
+    await _listen(app, *config.address, config.metrics_port)
 
 
 def main() -> int:
     environment.load_env_local()
-    configure_logging(install_handler=True)
     try:
-        settings, api_keys = _configuration()
+        config = load_web_config()  # the process's one read of its environment
     except ConfigError as exc:  # every problem named at once, one line each
         print(environment.report(exc), file=sys.stderr)
         return 2
-    catalog = default_catalog()
-    voice = voice_settings(settings)
-    limits = ServerLimits.from_environment(settings)
-    metrics = settings.web_metrics_port
-    address = (settings.web_host, settings.port)
+    configure_logging(install_handler=True, fmt=config.log_format)
+    tracing.configure(config.tracing_endpoint)
     try:
-        url = database_url()
+        url = database_url(config.database_url, config.data_dir)
     except EmbeddedStartFailed as exc:
         print(f"database error: {exc}", file=sys.stderr)
         return 1
-    serving = _run(
-        url,
-        catalog=catalog,
-        api_keys=api_keys,
-        voice=voice,
-        limits=limits,
-        address=address,
-        metrics=metrics,
-    )
     try:
-        asyncio.run(serving)
+        asyncio.run(_run(url, default_catalog(), config))
     except ConfigError as exc:  # a port already taken
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
     return 0
-
-
-def _configuration() -> tuple[environment.Environment, tuple[ApiKey, ...]]:
-    """The settings model and the API keys, with every invalid variable in one error."""
-    lines: list[str] = []
-    api_keys: tuple[ApiKey, ...] = ()
-    try:  # the raw variable: its JSON rules live with the keys (`worker.auth`)
-        api_keys = parse_api_keys(os.environ.get(ENV_VAR))
-    except ValueError as exc:
-        lines.append(str(exc))
-    try:
-        settings = environment.read(required=(LIVEKIT_TOGETHER,))
-    except ConfigError as exc:
-        lines.extend(str(exc).splitlines())
-    if lines:
-        raise ConfigError("\n".join(lines))
-    return settings, api_keys
 
 
 if __name__ == "__main__":

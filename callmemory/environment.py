@@ -1,12 +1,13 @@
-"""The one configuration model: every variable of the worker, the web process and the CLIs.
+"""The one settings model: every variable of the worker, the web process and the CLIs.
 
-`Environment` is a pydantic-settings model; each field's alias is the variable's name. It is
-read from the process environment, which `load_env_local` first completes with `.env.local`
-(the real environment wins over the file). Reading validates every variable at once: the
-`ConfigError` lists each missing or invalid one on its own line, naming it and the rule.
-
-The typed values the code uses (`MemoryConfig`, `CallConfig`, `PoolTimeouts`, `ServerLimits`,
-`VoiceSettings`, ...) are built from this model by their own modules.
+`Environment` is a pydantic-settings model; each field's alias is the variable's name, and each
+default is written here once. Each entry point (the worker's main process and its job
+entrypoint, the web process, a CLI command, `CallerMemory.from_env`) reads it once, after
+`load_env_local` completed the process environment with `.env.local` (the real environment wins
+over the file), and passes typed, frozen configs down (`callmemory.config`, `worker.config`,
+`worker.voice_settings`, `worker.http.serving`). Nothing below `callmemory` reads the
+environment. Reading validates every variable at once: the `ConfigError` lists each missing or
+invalid one on its own line, naming it and the rule.
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from memory.config import REASONING_EFFORTS, ConfigError
+from infra.database import DEFAULT_COMMAND_SECONDS, DEFAULT_LOCK_SECONDS, DEFAULT_STATEMENT_SECONDS
+from memory.config import (
+    DEFAULT_EMBEDDING_TIMEOUT_SECONDS,
+    DEFAULT_TIMEOUT_SECONDS,
+    REASONING_EFFORTS,
+    ConfigError,
+)
 
 ENV_LOCAL = Path(".env.local")
 """Read from the working directory when present; real environment variables win over it."""
@@ -45,6 +52,11 @@ def _trimmed(value: Any) -> Any:
 def _folded(value: Any) -> Any:
     return value.strip().casefold() if isinstance(value, str) else value
 
+
+DEFAULT_RECALL_BUDGET_SECONDS = 0.35
+"""The pre-greeting deadline: how long the greeting may wait for memory."""
+SAVE_TIMEOUT_OVER_EXTRACTION = 10.0
+"""Without `CALL_SAVE_TIMEOUT_SECONDS`, the save's bound is one extraction's timeout plus this."""
 
 Seconds = Annotated[float, Field(gt=0), AfterValidator(_finite)]
 """Seconds greater than 0."""
@@ -72,11 +84,15 @@ class Environment(BaseSettings):
     database_url: str | None = Field(None, alias="DATABASE_URL")
     memory_pgdata: str | None = Field(None, alias="MEMORY_PGDATA")
     memory_migrate_on_start: Flag = Field("1", alias="MEMORY_MIGRATE_ON_START")
-    database_command_timeout_seconds: Seconds = Field(5.0, alias="DATABASE_COMMAND_TIMEOUT_SECONDS")
-    database_statement_timeout_seconds: SecondsOrOff = Field(
-        5.0, alias="DATABASE_STATEMENT_TIMEOUT_SECONDS"
+    database_command_timeout_seconds: Seconds = Field(
+        DEFAULT_COMMAND_SECONDS, alias="DATABASE_COMMAND_TIMEOUT_SECONDS"
     )
-    database_lock_timeout_seconds: SecondsOrOff = Field(2.0, alias="DATABASE_LOCK_TIMEOUT_SECONDS")
+    database_statement_timeout_seconds: SecondsOrOff = Field(
+        DEFAULT_STATEMENT_SECONDS, alias="DATABASE_STATEMENT_TIMEOUT_SECONDS"
+    )
+    database_lock_timeout_seconds: SecondsOrOff = Field(
+        DEFAULT_LOCK_SECONDS, alias="DATABASE_LOCK_TIMEOUT_SECONDS"
+    )
 
     # memory model provider (all processes)
     openai_base_url: str | None = Field(None, alias="OPENAI_BASE_URL")
@@ -85,13 +101,15 @@ class Environment(BaseSettings):
     memory_api_key: str | None = Field(None, alias="STACKBONE_MEMORY_API_KEY")
     memory_model: str | None = Field(None, alias="STACKBONE_MEMORY_MODEL")
     memory_reasoning_effort: Effort | None = Field(None, alias="STACKBONE_MEMORY_REASONING_EFFORT")
-    memory_timeout_seconds: Seconds = Field(30.0, alias="STACKBONE_MEMORY_TIMEOUT_SECONDS")
+    memory_timeout_seconds: Seconds = Field(
+        DEFAULT_TIMEOUT_SECONDS, alias="STACKBONE_MEMORY_TIMEOUT_SECONDS"
+    )
     memory_response_format: Literal["json_schema", "json_object"] = Field(
         "json_schema", alias="STACKBONE_MEMORY_RESPONSE_FORMAT"
     )
     memory_embedding_model: str | None = Field(None, alias="STACKBONE_MEMORY_EMBEDDING_MODEL")
     memory_embedding_timeout_seconds: Seconds = Field(
-        10.0, alias="STACKBONE_MEMORY_EMBEDDING_TIMEOUT_SECONDS"
+        DEFAULT_EMBEDDING_TIMEOUT_SECONDS, alias="STACKBONE_MEMORY_EMBEDDING_TIMEOUT_SECONDS"
     )
 
     # web process
@@ -128,7 +146,9 @@ class Environment(BaseSettings):
     voice_stt_model: str = Field("gpt-4o-mini-transcribe", alias="VOICE_STT_MODEL")
     voice_tts_model: str = Field("gpt-4o-mini-tts", alias="VOICE_TTS_MODEL")
     voice_tts_voice: str = Field("ash", alias="VOICE_TTS_VOICE")
-    call_recall_budget_seconds: Seconds = Field(0.35, alias="CALL_RECALL_BUDGET_SECONDS")
+    call_recall_budget_seconds: Seconds = Field(
+        DEFAULT_RECALL_BUDGET_SECONDS, alias="CALL_RECALL_BUDGET_SECONDS"
+    )
     call_save_timeout_seconds: Seconds | None = Field(None, alias="CALL_SAVE_TIMEOUT_SECONDS")
 
     # every process
@@ -174,6 +194,14 @@ class _MappingSource(EnvSettingsSource):
         return {name: value for name, value in self._mapping.items() if value.strip()}
 
 
+def default(variable: str) -> Any:
+    """The model's default for `variable`: typed configs take their defaults from here."""
+    for field in Environment.model_fields.values():
+        if field.alias == variable:
+            return field.default
+    raise KeyError(variable)
+
+
 def variables() -> tuple[str, ...]:
     """Every variable the model reads, in declaration order."""
     return tuple(str(f.alias) for f in Environment.model_fields.values())
@@ -216,7 +244,11 @@ def read(env: Mapping[str, str] | None = None, *, required: Sequence[Required] =
     Raises `ConfigError` listing every missing (`required`) or invalid variable, one per line
     (`NAME: rule`), never the value given.
     """
-    given = given_values(env)
+    return validate(given_values(env), required=required)
+
+
+def validate(given: Mapping[str, Any], *, required: Sequence[Required] = ()) -> Environment:
+    """The model from values already read (`given_values`); the same errors as `read`."""
     lines = [line for requirement in required for line in requirement.problem(given)]
     try:
         settings = Environment(**given)
