@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -10,24 +9,17 @@ from dotenv import dotenv_values
 
 from callmemory import environment
 from memory.config import ConfigError
+from tests.docs_pages import documented_variables
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_PROCESS_VARIABLES = {"TEST_DATABASE_URL", "BENCH_DATABASE_URL"}  # tests and benchmarks
 
 
-def readme_variables() -> set[str]:
-    text = (ROOT / "README.md").read_text()
-    table = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in table.splitlines() if line.startswith("| `")]
-    first_cells = [row.split("|")[1] for row in rows]
-    return {name for cell in first_cells for name in re.findall(r"`([A-Z0-9_]+)`", cell)}
-
-
-def test_env_example_the_model_and_the_readme_list_the_same_variables() -> None:
+def test_env_example_the_model_and_the_configuration_page_list_the_same_variables() -> None:
     example = dotenv_values(ROOT / ".env.example")
     assert list(example) == list(dict.fromkeys(example))  # each once
     assert set(example) == set(environment.variables())
-    assert readme_variables() - NOT_PROCESS_VARIABLES == set(environment.variables())
+    assert documented_variables() - NOT_PROCESS_VARIABLES == set(environment.variables())
 
 
 def test_env_example_values_are_the_defaults() -> None:

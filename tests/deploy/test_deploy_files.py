@@ -1,7 +1,8 @@
 """The container and lock files checked statically (no Docker daemon runs here).
 
 Every file the Dockerfile copies from the build context exists and is not excluded by
-`.dockerignore`; every command the image and the compose file run is one the README documents;
+`.dockerignore`; every command the image and the compose file run is one the deployment page
+(`docs/deployment.md`) documents;
 the lock files pin every declared dependency at a version its range admits.
 """
 
@@ -20,7 +21,7 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = (ROOT / "Dockerfile").read_text("utf-8")
-README = (ROOT / "README.md").read_text("utf-8")
+DEPLOYMENT = (ROOT / "docs" / "deployment.md").read_text("utf-8")
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
 
 
@@ -92,7 +93,7 @@ def test_dependencies_come_from_the_lock_with_hashes() -> None:
     ],
 )
 def test_commands_the_image_runs_are_documented(command: str) -> None:
-    assert command in README, f"README does not document `{command}`"
+    assert command in DEPLOYMENT, f"docs/deployment.md does not document `{command}`"
 
 
 def _pins(lock: str) -> dict[str, str]:

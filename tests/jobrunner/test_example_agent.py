@@ -1,4 +1,4 @@
-"""The README's example agent (`examples/front_desk.py`) under livekit's own job runner.
+"""The example agent of `docs/attach.md` (`examples/front_desk.py`) under livekit's job runner.
 
 The agent is the developer's own: its instructions say where memory goes (`{{MEMORY}}`), it
 greets in its own `on_enter` and has its own function tool. Its entrypoint runs unchanged in a

@@ -3,8 +3,8 @@ event per pass that changed something, to the listener, the ops log and the room
 channel; a conflicting pass is dropped; the final pass covers the rest and carries the call.
 
 The agent is a developer's own, attached with `CallerMemory(..., consolidate="turn")` as in
-the README; its entrypoint runs in a fake job (THREAD executor, livekit's mock room) with an
-inbound SIP caller and fake models (`sessions=`).
+`docs/voice-call.md`; its entrypoint runs in a fake job (THREAD executor, livekit's mock room)
+with an inbound SIP caller and fake models (`sessions=`).
 """
 
 from __future__ import annotations
