@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from memory.environment import variables  # moves to callmemory.environment with the model
+from callmemory.environment import variables
 from tests.docs_pages import (
     CONFIGURATION,
     DOCS,
