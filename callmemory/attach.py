@@ -37,14 +37,15 @@ from callmemory.runtime import Runtime, new_runtime
 from infra import tracing
 from infra.database import database_url
 from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
-from lifecycle.identity import parse_job_metadata, resolve_identity
 from lifecycle.metrics import MEMORY_READY_SECONDS
-from lifecycle.opening import Opened, Opening, identity_key
+from lifecycle.opening import Opening
 from lifecycle.pass_schedule import CONSOLIDATE_MODES, DEFAULT_CONSOLIDATE, Consolidate
+from lifecycle.start import CallStart
 from memory.config import ConfigError
 from memory.contract import InvalidRequest, requests
 from memory.ops import Listener, Listeners
 from memory.settings import CodeDefaults
+from sip.job_metadata import parse_job_metadata
 from sip.line import connect_caller
 
 
@@ -109,19 +110,13 @@ class CallerMemory:
         tracing.configure(config.tracing_endpoint)
         runtime = new_runtime(config, database_url(config.database_url, config.data_dir))
         started_at, opened_at = datetime.now(UTC), time.monotonic()
-        opened = await self._on_the_line(ctx, runtime, config)
-        if opened is None:
+        start = await self._on_the_line(ctx, runtime, config, started_at)
+        if start is None:
             await runtime.aclose()  # an outbound dial failed: nothing was heard, nothing is saved
             return None
-        report_plan(opened.plan)
+        report_plan(start.plan)
         setup = CallSetup(
-            opened.plan,
-            started_at,
-            ctx.job.id,
-            opened.deadline,
-            config.save_timeout_seconds,
-            self.consolidate,
-            config.memory.timeout_seconds,
+            start, config.save_timeout_seconds, self.consolidate, config.memory.timeout_seconds
         )
         for listener in self._listeners:
             runtime.memory.on("ops", listener)
@@ -139,16 +134,16 @@ class CallerMemory:
         return call
 
     async def _on_the_line(
-        self, ctx: JobContext, runtime: Runtime, config: CallConfig
-    ) -> Opened | None:
+        self, ctx: JobContext, runtime: Runtime, config: CallConfig, started_at: datetime
+    ) -> CallStart | None:
         """Begin the memory work at room open, then wait for (or dial) the caller."""
         opening = Opening(
             runtime, self.agent_id, self.defaults, budget_seconds=config.recall_budget_seconds
         )
-        metadata = parse_job_metadata(ctx.job.metadata)
+        metadata = parse_job_metadata(ctx.job.metadata)  # read once, for the dial and identity
         try:
             await ctx.connect()
-            caller = await connect_caller(ctx)
+            caller = await connect_caller(ctx, metadata)
         except BaseException:
             opening.abandon()
             await runtime.aclose()
@@ -156,9 +151,7 @@ class CallerMemory:
         if caller is None:
             opening.abandon()
             return None
-        return await opening.on_the_line(
-            lambda s: resolve_identity(identity_key(s), caller, metadata)
-        )
+        return await opening.on_the_line(caller, metadata, started_at=started_at, run_id=ctx.job.id)
 
     def _config(self) -> CallConfig:
         return self.config if self.config is not None else load_call_config()

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import structlog
 from livekit.agents import Agent, AgentSession, AgentStateChangedEvent
 
-from infra.deadline import Deadline
 from lifecycle.closing import CallEnd, RoomEvents, ShutdownRegistrar, save_on_close, shared_save
 from lifecycle.instructions import give_memory
 from lifecycle.live import DataRoom, data_channel
@@ -32,6 +30,7 @@ from lifecycle.plan import MemoryPlan
 from lifecycle.recall import recall_for
 from lifecycle.save import SharedSave
 from lifecycle.saving import CallScope
+from lifecycle.start import CallStart
 from memory.api import Memory
 from memory.config import DEFAULT_TIMEOUT_SECONDS
 from memory.contract import Recall
@@ -50,12 +49,9 @@ class SessionAlreadyStarted(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class CallSetup:
-    """Everything fixed when the caller is on the line that the memory side of the call needs."""
+    """The call's start and how its memory is kept: the save's bound, the consolidation mode."""
 
-    plan: MemoryPlan
-    started_at: datetime
-    run_id: str
-    recall_deadline: Deadline  # the pre-greeting deadline (lifecycle.opening)
+    start: CallStart
     save_timeout_seconds: float
     consolidate: Consolidate = DEFAULT_CONSOLIDATE  # "turn": a pass after each agent reply
     model_timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS  # one extraction (MemoryConfig's)
@@ -97,37 +93,38 @@ async def attach_memory(
     _note_start(session, end)
     if data_room is not None:
         memory.on("ops", data_channel(data_room))
+    start = setup.start
     passes = _turn_passes(memory, setup, recorder, session)
     save = shared_save(
         memory,
-        setup.plan,
+        start.plan,
         recorder,
         end,
         session,
-        started_at=setup.started_at,
-        run_id=setup.run_id,
+        started_at=start.started_at,
+        run_id=start.run_id,
         timeout=setup.save_timeout_seconds,
         passes=passes,
         model_timeout=setup.model_timeout_seconds,
     )
     save_on_close(session, register_shutdown, save, end, room=room, then=after_save)
     count_session_usage(session)
-    recalled = await recall_for(setup.plan, memory, setup.recall_deadline)
+    recalled = await recall_for(start.plan, memory, start.deadline)
     own = agent.instructions
     await give_memory(agent, recalled)
     if passes is not None and recalled is not None:
         passes.block = MemoryBlock(agent, own, recalled)  # refreshed after each saved pass
-    return MemoryCall(setup.plan, recalled, recorder, save, end, passes)
+    return MemoryCall(start.plan, recalled, recorder, save, end, passes)
 
 
 def _turn_passes(
     memory: Memory, setup: CallSetup, recorder: TranscriptRecorder, session: AgentSession[Any]
 ) -> TurnPasses | None:
-    plan = setup.plan
+    start, plan = setup.start, setup.start.plan
     if setup.consolidate != "turn" or not plan.save or plan.user_id is None:
         return None
     scope = CallScope(
-        plan.agent_id, plan.user_id, plan.instructions, setup.started_at, setup.run_id, plan.brief
+        plan.agent_id, plan.user_id, plan.instructions, start.started_at, start.run_id, plan.brief
     )
     return TurnPasses(memory, scope, recorder, session)
 

@@ -6,28 +6,21 @@ telephony: the accepted SIP participant's number, or on a call we dialed, the nu
 `phoneNumber` test identity the API validated into the dispatch metadata (never from a
 phone-shaped `customerId`). Every other key (`email`, `customerId`, any custom literal such as
 `contact.email`) comes only from identities the integration put in the server-owned dispatch
-metadata, looked up by its literal name. What a browser participant sets on itself is never
-read. Without an identity the call runs without memory and the result names why.
-
-Job metadata (`ctx.job.metadata`) is a JSON object; both fields are optional and other fields
-are ignored:
-
-    {"identities": {"email": "ada@example.com", "contact.email": "..."},
-     "dialed_number": "+34 600 000 000"}
-
-Values are kept exactly as given (no trimming, case or Unicode normalisation).
+metadata (`sip.job_metadata`), looked up by its literal name. What a browser participant sets
+on itself is never read. Without an identity the call runs without memory and the result names
+why. The id found is validated here, once, for the whole call.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
 from memory.contract import InvalidRequest, requests
+from memory.settings import CallSettings
 from sip.caller import Caller, usable_number
+from sip.job_metadata import JobMetadata
 
 PHONE_NUMBER_KEY = "phoneNumber"
 
@@ -44,26 +37,6 @@ class NoIdentity(StrEnum):
     IDENTITY_INVALID = "identity_invalid"
 
 
-class MetadataProblem(StrEnum):
-    """Why job metadata was rejected."""
-
-    NOT_JSON = "not_json"
-    NOT_OBJECT = "not_object"
-    IDENTITIES_NOT_OBJECT = "identities_not_object"
-    IDENTITY_NOT_STRING = "identity_not_string"
-    DIALED_NUMBER_NOT_STRING = "dialed_number_not_string"
-
-
-@dataclass(frozen=True, slots=True)
-class JobMetadata:
-    """What the server said about this call when it dispatched the agent."""
-
-    identities: Mapping[str, str] = field(default_factory=dict)
-    dialed_number: str | None = None
-    problem: MetadataProblem | None = None
-    """Set when the metadata was malformed; identities and dialed number are then empty."""
-
-
 @dataclass(frozen=True, slots=True)
 class Identity:
     """The memory user id for a call, or the reason there is none."""
@@ -73,29 +46,9 @@ class Identity:
     source: IdentitySource | None = None
 
 
-def parse_job_metadata(raw: str | None) -> JobMetadata:
-    """Read `ctx.job.metadata`; empty means nothing was supplied, malformed names its problem."""
-    if raw is None or not raw.strip():
-        return JobMetadata()
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        return JobMetadata(problem=MetadataProblem.NOT_JSON)
-    return _read_fields(data)
-
-
-def _read_fields(data: object) -> JobMetadata:
-    if not isinstance(data, dict):
-        return JobMetadata(problem=MetadataProblem.NOT_OBJECT)
-    identities = data.get("identities", {})
-    if not isinstance(identities, dict):
-        return JobMetadata(problem=MetadataProblem.IDENTITIES_NOT_OBJECT)
-    if not all(isinstance(value, str) for value in identities.values()):
-        return JobMetadata(problem=MetadataProblem.IDENTITY_NOT_STRING)
-    dialed = data.get("dialed_number")
-    if dialed is not None and not isinstance(dialed, str):
-        return JobMetadata(problem=MetadataProblem.DIALED_NUMBER_NOT_STRING)
-    return JobMetadata(identities=dict(identities), dialed_number=dialed)
+def identity_key(settings: CallSettings | None) -> str | None:
+    """The key that names the caller's identity, from the snapshot's binding."""
+    return settings.binding.identity_key if settings and settings.binding else None
 
 
 def resolve_identity(key: str | None, caller: Caller | None, metadata: JobMetadata) -> Identity:

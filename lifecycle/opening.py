@@ -15,22 +15,21 @@ abandoned to the background (`infra.deadline`), never awaited on the call path.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 import asyncpg
 import structlog
 
 from infra.deadline import ABANDONED, Abandoned, Deadline, Late, within
-from lifecycle.identity import Identity
-from lifecycle.plan import MemoryPlan, plan_memory
 from lifecycle.recall import over_budget, without
 from lifecycle.snapshot import bound_snapshot
+from lifecycle.start import CallStart, start_call
 from memory.contract import MemoryFailure
 from memory.settings import CallSettings, CodeDefaults
+from sip.caller import Caller
+from sip.job_metadata import JobMetadata
 
 log = structlog.get_logger(__name__)
 
@@ -48,19 +47,6 @@ class Backend(Protocol):
 
     async def check_capability(self) -> None:
         """Check schema and capability once; a failure shows again, as a code, at recall."""
-
-
-@dataclass(frozen=True, slots=True)
-class Opened:
-    """What the call knows about memory when the caller is on the line."""
-
-    plan: MemoryPlan
-    deadline: Deadline  # recall runs inside the same deadline
-
-
-def identity_key(settings: CallSettings | None) -> str | None:
-    """The key that names the caller's identity, from the snapshot's binding."""
-    return settings.binding.identity_key if settings and settings.binding else None
 
 
 class Opening:
@@ -97,22 +83,37 @@ class Opening:
         return await bound_snapshot(self._backend.pool, self._agent_id, self._code)
 
     async def on_the_line(
-        self, identify: Callable[[CallSettings | None], Identity], *, at: float | None = None
-    ) -> Opened:
-        """The call's memory plan, the settings step waited for until the deadline at most.
+        self,
+        caller: Caller | None,
+        metadata: JobMetadata,
+        *,
+        started_at: datetime,
+        run_id: str,
+        at: float | None = None,
+    ) -> CallStart:
+        """The call's start, the settings step waited for until the deadline at most.
 
-        `at` is when the caller was on the line (`time.monotonic()`, default now); `identify`
-        resolves the caller under the snapshot's identity key.
+        `at` is when the caller was on the line (`time.monotonic()`, default now).
         """
         deadline = Deadline.after(self._budget, start=time.monotonic() if at is None else at)
+        line = (caller, metadata)
         try:
             settings = await within(deadline, self._work, step="opening", holder=self._holder)
         except Late:
             reason = over_budget(self._step)
             without(reason)
-            plan = plan_memory(self._agent_id, None, identify(None))
-            return Opened(dataclasses.replace(plan, reason=reason), deadline)
-        return Opened(plan_memory(self._agent_id, settings, identify(settings)), deadline)
+            return start_call(
+                self._agent_id,
+                None,
+                line,
+                deadline=deadline,
+                started_at=started_at,
+                run_id=run_id,
+                late=reason,
+            )
+        return start_call(
+            self._agent_id, settings, line, deadline=deadline, started_at=started_at, run_id=run_id
+        )
 
     def abandon(self) -> None:
         """No caller (an outbound dial failed): the work goes on only until it is cancelled."""

@@ -1,8 +1,8 @@
 """Outbound calls: which number a job must dial, and dialing it through LiveKit's SIP service.
 
 The web process never dials. It dispatches the agent with job metadata that names the number
-and the outbound trunk (`worker.identities.outbound_metadata`); the job reads that back with
-`outbound_plan` and calls `dial` before it greets anyone. `dial` waits until the callee answers
+and the outbound trunk (`sip.job_metadata`); the job reads that plan back and calls `dial`
+before it greets anyone. `dial` waits until the callee answers
 and never raises for the ways a call can fail to connect (busy, no answer, rejected, a LiveKit
 API error, an unreachable server): it returns a `DialResult` and logs one event with the SIP
 status code and reason. The number is never logged; it is the callee's memory identity.
@@ -10,7 +10,6 @@ status code and reason. The number is never logged; it is the callee's memory id
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import timedelta
@@ -73,14 +72,6 @@ class DialResult:
         return not self.answered
 
 
-@dataclass(frozen=True, slots=True)
-class OutboundPlan:
-    """What a job dispatched for an outbound call must dial."""
-
-    number: str
-    trunk_id: str
-
-
 class InvalidDestination(ValueError):
     """A destination number or trunk id the web process will not dispatch (400)."""
 
@@ -108,20 +99,6 @@ def check_trunk_id(trunk_id: object) -> str:
     if not isinstance(trunk_id, str) or not _TRUNK_ID.fullmatch(trunk_id):
         raise InvalidDestination("trunkId", "must be a LiveKit outbound trunk id (ST_...)")
     return trunk_id
-
-
-def outbound_plan(raw_metadata: str | None) -> OutboundPlan | None:
-    """The dial plan in job metadata, or None when this job is not an outbound call."""
-    try:
-        data = json.loads(raw_metadata or "")
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("outbound"), dict):
-        return None
-    number, trunk_id = data.get("dialed_number"), data["outbound"].get("trunk_id")
-    if not isinstance(number, str) or not isinstance(trunk_id, str):
-        return None
-    return OutboundPlan(number=number, trunk_id=trunk_id)
 
 
 def classify(sip_status_code: int | None) -> DialOutcome:

@@ -11,14 +11,15 @@ import structlog
 from livekit.agents import JobContext
 
 from sip.caller import Caller, participant_facts, read_caller
-from sip.dialing import CALLEE_IDENTITY, dial, outbound_plan
+from sip.dialing import CALLEE_IDENTITY, dial
+from sip.job_metadata import JobMetadata
 
 log = structlog.get_logger(__name__)
 
 
-async def connect_caller(ctx: JobContext) -> Caller | None:
+async def connect_caller(ctx: JobContext, metadata: JobMetadata) -> Caller | None:
     """The caller to serve, or None when an outbound dial failed and the job was ended."""
-    plan = outbound_plan(ctx.job.metadata)
+    plan = metadata.outbound
     if plan is None:
         return read_caller(participant_facts(await ctx.wait_for_participant()))
     result = await dial(ctx.api, room=ctx.room.name, number=plan.number, trunk_id=plan.trunk_id)

@@ -25,11 +25,12 @@ from callmemory.runtime import JOB_POOL_MAX, JOB_POOL_MIN, Runtime
 from infra.database import PoolTimeouts, new_pool
 from infra.deadline import Deadline
 from lifecycle.call import CallSetup, MemoryCall, attach_memory
-from lifecycle.identity import JobMetadata, resolve_identity
-from lifecycle.opening import Opening, identity_key
+from lifecycle.identity import Identity, NoIdentity, resolve_identity
+from lifecycle.opening import Opening
 from lifecycle.pass_schedule import DEFAULT_CONSOLIDATE, Consolidate
 from lifecycle.plan import MemoryPlan, plan_memory
 from lifecycle.snapshot import take_snapshot
+from lifecycle.start import CallStart
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.extraction._request import FRAME_CLOSE, FRAME_OPEN
@@ -37,6 +38,7 @@ from memory.settings._agent_settings import CodeDefaults
 from memory.store._facts import MemoryStore
 from memory.store._settings import offer_code_bindings
 from sip.caller import Caller
+from sip.job_metadata import JobMetadata
 from testkit.fake_devices import FakeCallIO, fake_session, wait_until, wire
 from testkit.fake_models import FakeLLM, FakeSTT
 from testkit.model_server import ModelServer
@@ -100,10 +102,11 @@ async def voice_call(
     """A call whose plan is already known; recall runs inside `budget` from call open."""
     opened_at = time.monotonic()
     deadline = Deadline.after(budget, start=opened_at)
+    identity = Identity(plan.user_id, None if plan.user_id else NoIdentity.IDENTITY_MISSING)
+    start = CallStart(None, identity, plan, deadline, datetime.now(UTC), "job-1")
     async with _call(
         memory,
-        plan,
-        deadline,
+        start,
         opened_at,
         replies,
         barge_in=barge_in,
@@ -123,18 +126,17 @@ async def opening_call(
     opened_at = time.monotonic()
     opening = Opening(runtime, AGENT, code, budget_seconds=budget)
     who = caller or Caller(is_sip=True, phone_number=CALLER)
-    opened = await opening.on_the_line(
-        lambda s: resolve_identity(identity_key(s), who, JobMetadata()), at=opened_at
+    start = await opening.on_the_line(
+        who, JobMetadata(), started_at=datetime.now(UTC), run_id="job-1", at=opened_at
     )
-    async with _call(runtime.memory, opened.plan, opened.deadline, opened_at, replies) as harness:
+    async with _call(runtime.memory, start, opened_at, replies) as harness:
         yield harness
 
 
 @asynccontextmanager
 async def _call(
     memory: Memory,
-    plan: MemoryPlan,
-    deadline: Deadline,
+    start: CallStart,
     opened_at: float,
     replies: tuple[str, ...],
     *,
@@ -152,7 +154,7 @@ async def _call(
     def register(cb: Callback) -> None:
         callbacks.append(cb)
 
-    setup = CallSetup(plan, datetime.now(UTC), "job-1", deadline, save_timeout, consolidate)
+    setup = CallSetup(start, save_timeout, consolidate)
     agent = Greeter(INSTRUCTIONS)
     running = await attach_memory(session, agent, memory, setup, register_shutdown=register)
     await session.start(agent=agent)

@@ -24,9 +24,9 @@ from callmemory import environment
 from infra.logs import configure_logging
 from memory.config import ConfigError
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
+from sip.job_metadata import outbound_metadata
 from worker.catalog import UnknownAgent, default_catalog
 from worker.dispatcher import Dispatcher, LiveKitFailed
-from worker.identities import outbound_metadata
 from worker.memory_commands import memory_app
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused
 from worker.voice_settings import LIVEKIT_TOGETHER, TRUNK_VAR, voice_settings

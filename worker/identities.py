@@ -1,17 +1,15 @@
-"""Test identities for a browser call, and the server-owned job metadata that carries them.
+"""Test identities for a browser call, checked before the job metadata carries them.
 
 An integration names who a browser call is about with an `identities` map. The map is checked
 here, before anything reaches LiveKit, so every rule fails as a 400 that names it. Names are
 literal field names (`contact.email` is one field, never a path) and values are opaque: both
 are kept byte-for-byte, whitespace and Unicode included. The checked map travels to the worker
-only inside the dispatch metadata, which the server writes and no participant can change; the
-worker reads it with `lifecycle.identity.parse_job_metadata`, so the shape built here is the
-shape parsed there.
+only inside the dispatch metadata (`sip.job_metadata`), which the server writes and no
+participant can change.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import ClassVar, Final
@@ -124,20 +122,3 @@ def merge_customer_id(identities: Mapping[str, str], customer_id: object) -> dic
     if len(merged) > MAX_ENTRIES:
         raise InvalidIdentities(IdentitiesRule.TOO_MANY, "identities")
     return merged
-
-
-def browser_metadata(identities: Mapping[str, str]) -> str:
-    """Job metadata for a browser test call: only the checked identities."""
-    return _dumps({"identities": dict(identities)})
-
-
-def outbound_metadata(dialed_number: str, trunk_id: str) -> str:
-    """Job metadata for a call the job must dial: the number is also the call's identity."""
-    return _dumps(
-        {"identities": {}, "dialed_number": dialed_number, "outbound": {"trunk_id": trunk_id}}
-    )
-
-
-def _dumps(value: object) -> str:
-    # ensure_ascii keeps the metadata 7-bit; json.loads restores every code point exactly
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))

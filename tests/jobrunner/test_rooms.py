@@ -9,13 +9,13 @@ import pytest
 from livekit import api, rtc
 
 from sip.dialing import CALLEE_IDENTITY
+from sip.job_metadata import browser_metadata, outbound_metadata
 from testkit.fake_devices import wait_until
 from testkit.job_runner import FakeCallSide, call_records, dispatch, job_ended, job_server
 from testkit.mock_room import SIP, STANDARD, MockRoom, participant
 from testkit.model_server import ModelServer
 from tests.jobrunner.conftest import SAVE_TIMEOUT
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
-from worker.identities import browser_metadata, outbound_metadata
 
 TESTER_NUMBER = "+34 600 999 888"
 DIALED = "+34600111222"

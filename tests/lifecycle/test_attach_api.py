@@ -12,8 +12,10 @@ from callmemory import CallerMemory, CodeDefaults, SessionAlreadyStarted
 from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN, CallConfig, load_call_config
 from infra.deadline import Deadline
 from lifecycle.call import CallSetup, attach_memory
+from lifecycle.identity import Identity, NoIdentity
 from lifecycle.plan import MemoryPlan
 from lifecycle.snapshot import bound_snapshot, key_to_offer
+from lifecycle.start import CallStart
 from memory.api import Memory
 from memory.config import ConfigError
 from memory.settings._agent_settings import Binding, CallSettings, Overrides, SettingsUpdate
@@ -105,7 +107,10 @@ async def test_memory_cannot_attach_to_a_running_session(memory: Memory) -> None
     agent = Greeter("Be kind.")
     await session.start(agent=agent)
     plan = MemoryPlan("support", None, read=False, save=False, instructions=None)
-    setup = CallSetup(plan, NOW, "job-1", Deadline.after(1.0), 5.0)
+    start = CallStart(
+        None, Identity(None, NoIdentity.NO_BINDING), plan, Deadline.after(1.0), NOW, "job-1"
+    )
+    setup = CallSetup(start, 5.0)
     registered: list[object] = []
     try:
         with pytest.raises(SessionAlreadyStarted, match=r"before session\.start"):

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import structlog
 
-from lifecycle.identity import parse_job_metadata, resolve_identity
-from sip.dialing import outbound_plan
+from lifecycle.identity import resolve_identity
+from sip.job_metadata import outbound_plan, parse_job_metadata
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.rooms.conftest import Client, MakeClient, auth
 from worker.voice_settings import VoiceSettings

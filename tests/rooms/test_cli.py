@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from sip.dialing import outbound_plan
+from sip.job_metadata import outbound_plan
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer, TwirpFailure
 
 NUMBER = "+34600111222"

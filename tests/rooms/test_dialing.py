@@ -8,7 +8,7 @@ import pytest
 import structlog
 from livekit import api
 
-from lifecycle.identity import parse_job_metadata, resolve_identity
+from lifecycle.identity import resolve_identity
 from sip.caller import SIP_KIND, ParticipantFacts, read_caller
 from sip.dialing import (
     CALLEE_IDENTITY,
@@ -19,8 +19,8 @@ from sip.dialing import (
     classify,
     dial,
 )
+from sip.job_metadata import outbound_metadata, parse_job_metadata
 from tests.livekit_server import OUTBOUND_TRUNK_ID, OUTBOUND_TRUNK_NUMBER, LiveKitServer
-from worker.identities import outbound_metadata
 
 NUMBER = "+34600111222"
 DIAL = "SIP/CreateSIPParticipant"

@@ -6,18 +6,15 @@ import json
 
 import pytest
 
-from lifecycle.identity import parse_job_metadata
-from sip.dialing import outbound_plan
+from sip.job_metadata import browser_metadata, outbound_metadata, outbound_plan, parse_job_metadata
 from worker.identities import (
     MAX_ENTRIES,
     MAX_NAME_CHARS,
     MAX_VALUE_CHARS,
     IdentitiesRule,
     InvalidIdentities,
-    browser_metadata,
     check_identities,
     merge_customer_id,
-    outbound_metadata,
 )
 
 R = IdentitiesRule

@@ -14,12 +14,12 @@ import pytest
 from livekit import api
 from livekit.agents import JobContext
 
-from lifecycle.identity import parse_job_metadata, resolve_identity
+from lifecycle.identity import resolve_identity
 from sip.caller import SIP_KIND
 from sip.dialing import CALLEE_IDENTITY
+from sip.job_metadata import outbound_metadata, parse_job_metadata
 from sip.line import connect_caller
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
-from worker.identities import outbound_metadata
 
 NUMBER = "+34600111222"
 
@@ -77,7 +77,7 @@ async def test_answered_callee_is_the_dialed_number(
     ctx.joined = lambda: Participant(
         CALLEE_IDENTITY, SIP_KIND, livekit.callee_attributes(dials()[0])
     )
-    caller = await connect_caller(cast(JobContext, ctx))
+    caller = await connect_caller(cast(JobContext, ctx), parse_job_metadata(ctx.job.metadata))
     assert len(dials()) == 1 and dials()[0].sip_call_to == NUMBER
     assert caller is not None and caller.phone_number == NUMBER
     assert ctx.waited_for[-1] == CALLEE_IDENTITY and ctx.shutdowns == []
@@ -96,7 +96,7 @@ async def test_failed_dial_ends_the_job_before_any_conversation(
     """Busy, no answer or rejected: the job shuts down, nobody is waited for, nothing heard."""
     livekit.fail_next_dial(status)
     ctx = job(lk, outbound_metadata(NUMBER, OUTBOUND_TRUNK_ID))
-    assert await connect_caller(cast(JobContext, ctx)) is None
+    assert await connect_caller(cast(JobContext, ctx), parse_job_metadata(ctx.job.metadata)) is None
     assert ctx.shutdowns == [f"dial_{outcome}"]
     assert ctx.waited_for == []
 
@@ -105,6 +105,6 @@ async def test_inbound_job_reads_the_participant_already_there(lk: api.LiveKitAP
     ctx = job(lk, "")
     attributes = {"sip.phoneNumber": "+34 911", "sip.ruleID": "r"}
     ctx.joined = lambda: Participant("sip_caller", SIP_KIND, attributes)
-    caller = await connect_caller(cast(JobContext, ctx))
+    caller = await connect_caller(cast(JobContext, ctx), parse_job_metadata(ctx.job.metadata))
     assert caller is not None and caller.phone_number == "+34 911"
     assert ctx.waited_for == [None]

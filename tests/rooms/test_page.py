@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from lifecycle.identity import parse_job_metadata
+from sip.job_metadata import parse_job_metadata
 from tests.livekit_server import LiveKitServer
 from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
 from tests.rooms.conftest import KEYS, Client, MakeClient

@@ -10,8 +10,9 @@ import jwt
 import pytest
 from livekit import api
 
-from lifecycle.identity import NoIdentity, parse_job_metadata, resolve_identity
+from lifecycle.identity import NoIdentity, resolve_identity
 from sip.caller import Caller
+from sip.job_metadata import parse_job_metadata
 from tests.livekit_server import LiveKitServer, TwirpFailure
 from tests.rooms.conftest import KEYS, PUBLIC_URL, Client, MakeClient, auth
 from worker.identities import MAX_ENTRIES, MAX_NAME_CHARS, MAX_VALUE_CHARS

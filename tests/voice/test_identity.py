@@ -6,16 +6,9 @@ from collections.abc import Mapping
 
 import pytest
 
-from lifecycle.identity import (
-    Identity,
-    IdentitySource,
-    JobMetadata,
-    MetadataProblem,
-    NoIdentity,
-    parse_job_metadata,
-    resolve_identity,
-)
+from lifecycle.identity import Identity, IdentitySource, NoIdentity, resolve_identity
 from sip.caller import SIP_KIND, Caller, ParticipantFacts, read_caller
+from sip.job_metadata import JobMetadata, MetadataProblem, parse_job_metadata
 
 STANDARD_KIND = 0
 AGENT_KIND = 4

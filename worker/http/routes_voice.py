@@ -15,11 +15,12 @@ from typing import Any
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
-from lifecycle.identity import parse_job_metadata, resolve_identity
+from lifecycle.identity import resolve_identity
 from memory.contract import limits
 from memory.store import load_settings
 from sip.caller import Caller
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
+from sip.job_metadata import browser_metadata, outbound_metadata, parse_job_metadata
 from worker.dispatcher import Dispatcher, VoiceNotConfigured
 from worker.http import answers
 from worker.http.routes_context import (
@@ -32,12 +33,7 @@ from worker.http.routes_context import (
     respond,
     timestamp,
 )
-from worker.identities import (
-    browser_metadata,
-    check_identities,
-    merge_customer_id,
-    outbound_metadata,
-)
+from worker.identities import check_identities, merge_customer_id
 
 DISPATCHER: web.AppKey[Dispatcher | None] = web.AppKey("dispatcher")
 _AGENT_ID = Field(alias="agentId", min_length=1, max_length=limits.MAX_AGENT_ID_CHARS)
