@@ -6,6 +6,8 @@ leaves the caller's key on the request for the activity log. Then the handler ru
 app's database deadline (`infra.deadline`): past it the answer is 503 `memory_unavailable` at
 once, and the handler's database work is abandoned to the background. A route that also waits
 on another service (LiveKit) says `deadline="own"` and bounds its database work with `bounded`.
+Routes never answer a failure themselves: they raise it (`unwrap` raises a memory envelope's
+error as the failure the core raised) and `worker.http.errors` writes the one error answer.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
 import asyncpg
@@ -23,7 +26,20 @@ from pydantic import BaseModel, ValidationError
 
 from infra.deadline import Deadline, Late, within
 from memory.api import Memory
-from memory.contract import ErrorInfo, InvalidRequest, Result, Unavailable, strict_json
+from memory.contract import (
+    CapabilityUnavailable,
+    Conflict,
+    ErrorInfo,
+    InvalidModelOutput,
+    InvalidRequest,
+    MemoryFailure,
+    ModelFailed,
+    PersistFailed,
+    Result,
+    SchemaMissing,
+    Unavailable,
+    strict_json,
+)
 from worker.catalog import Catalog
 from worker.http.auth import ApiKey, Scope, authenticate, authorize
 from worker.http.serving import LIMITS
@@ -66,16 +82,6 @@ class BodyTimedOut(Exception):
         super().__init__(self.message)
 
 
-class EnvelopeError(Exception):
-    """A memory result envelope that carried an error, raised for the error middleware."""
-
-    def __init__(self, error: ErrorInfo) -> None:
-        super().__init__(error.message)
-        self.code = error.code
-        self.message = error.message
-        self.field = error.field
-
-
 def guarded(route: Route) -> Handler:
     """The route's handler behind authentication, its scope check and the database deadline."""
     scope = route.scope
@@ -109,9 +115,33 @@ def actor(request: web.Request) -> str:
     return request[CALLER].name
 
 
+_FAILURES: Mapping[str, type[MemoryFailure]] = MappingProxyType(
+    {
+        failure.code: failure
+        for failure in (
+            MemoryFailure,
+            InvalidRequest,
+            ModelFailed,
+            InvalidModelOutput,
+            Conflict,
+            PersistFailed,
+            SchemaMissing,
+            Unavailable,
+            CapabilityUnavailable,
+        )
+    }
+)
+
+
+def failure_of(error: ErrorInfo) -> MemoryFailure:
+    """An envelope's error as the typed failure the memory core raised (an unknown code: base)."""
+    return _FAILURES.get(error.code, MemoryFailure)(error.message, field=error.field)
+
+
 def unwrap(result: Result[T]) -> T:
+    """The envelope's data; its error is raised as the same failure a store raises directly."""
     if result.error is not None:
-        raise EnvelopeError(result.error)
+        raise failure_of(result.error)
     assert result.data is not None
     return result.data
 

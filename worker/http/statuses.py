@@ -1,7 +1,7 @@
 """Error codes to HTTP statuses: the one place the API decides which status a failure gets.
 
-The memory core and the web layer raise typed failures that carry a code; the error middleware
-asks this module for the status and answers with the code in the body.
+The memory core and the web layer raise typed failures that carry a code; the one translation
+(`worker.http.errors`) asks this module for the status and answers with the code in the body.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 `create_app` composes the routes over a pool, the agent catalog and the API keys, so tests build
 the same app over their own database. `main` reads the environment, applies migrations, offers
 the catalog's code-declared identity keys to the binding, and serves (`python -m worker.http`).
-Typed failures become HTTP answers in one middleware; `worker.http.statuses` picks the status.
+Every failure becomes its HTTP answer in one place, `worker.http.errors`.
 """
 
 from __future__ import annotations
@@ -26,11 +26,9 @@ from infra.logs import configure_logging
 from infra.migrate import migrate
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig
-from memory.contract import MemoryFailure
 from memory.store import MemoryStore, offer_code_bindings
-from sip.dialing import InvalidDestination
-from worker.catalog import Catalog, UnknownAgent, default_catalog
-from worker.dispatcher import Dispatcher, LiveKitFailed, VoiceNotConfigured
+from worker.catalog import Catalog, default_catalog
+from worker.dispatcher import Dispatcher
 from worker.http import (
     headers,
     openapi,
@@ -45,7 +43,8 @@ from worker.http import (
     routes_settings,
     routes_voice,
 )
-from worker.http.auth import ApiKey, AuthFailure, scopes_of
+from worker.http.auth import ApiKey, scopes_of
+from worker.http.errors import error_middleware
 from worker.http.http_metrics import PORT_VAR, metrics_app
 from worker.http.routes_context import (
     API_KEYS,
@@ -53,17 +52,11 @@ from worker.http.routes_context import (
     DATABASE_DEADLINE,
     MEMORY,
     POOL,
-    BodyTimedOut,
-    EnvelopeError,
-    Handler,
     Route,
     guarded,
-    respond,
 )
 from worker.http.serving import LIMITS, MAX_BODY_BYTES, ServerLimits, make_runner, start_site
-from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.http.web_config import WebConfig, load_web_config
-from worker.identities import InvalidIdentities
 from worker.voice_settings import VoiceSettings
 
 T = TypeVar("T")
@@ -85,49 +78,6 @@ PAGES: tuple[Route, ...] = (*routes_page.ROUTES, *routes_screen.ROUTES)
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
 CLOSE_SECONDS = 2.0  # graceful pool close at shutdown; then its connections are cut
-
-_CODED = (
-    MemoryFailure,
-    EnvelopeError,
-    BodyTimedOut,
-    UnknownAgent,
-    AuthFailure,
-    InvalidIdentities,
-    InvalidDestination,
-    LiveKitFailed,
-    VoiceNotConfigured,
-)
-
-
-def problem(code: str, message: str, field: str | None = None) -> web.Response:
-    """An error answer: the status comes from the code, the code goes in the body."""
-    response = respond({"error": {"code": code, "message": message, "field": field}})
-    response.set_status(status_for(code))
-    if response.status == 401:
-        response.headers["WWW-Authenticate"] = "Bearer"
-    return response
-
-
-@web.middleware
-async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    try:
-        return await handler(request)
-    except _CODED as failure:
-        answer = problem(failure.code, failure.message, failure.field)
-        if isinstance(failure, BodyTimedOut):
-            answer.force_close()  # the rest of a late body is never read
-        return answer
-    except web.HTTPException as exc:
-        if exc.status < 400:
-            raise
-        answer = problem(code_for_status(exc.status), exc.reason)
-        if allow := exc.headers.get("Allow"):
-            answer.headers["Allow"] = allow
-        return answer
-    except Exception as exc:
-        # no traceback: database errors can quote the values they rejected
-        log.error("web.unhandled_error", error_type=type(exc).__name__, method=request.method)
-        return problem(INTERNAL_ERROR, "internal error")
 
 
 async def _offer_identity_keys(app: web.Application) -> None:

@@ -1,0 +1,103 @@
+"""The one translation at the HTTP boundary: every failure a route can meet becomes one answer.
+
+Routes never build error answers; they raise. Validation raises `InvalidRequest`, stores raise
+their `MemoryFailure`s, `unwrap` raises a memory envelope's error as the same typed failure, the
+database deadline raises `Unavailable`, the voice path, the catalog and the key check raise their
+own coded failures, and aiohttp raises `HTTPException`s. `error_middleware` catches them all and
+`translate` turns each into a `Problem`; `answer` writes it as `{"error": {code, message,
+field}}` with the status `worker.http.statuses` gives the code. A coded failure's message names
+fields and rules, never user content; anything else is a 500 `internal_error` that says nothing
+and is logged by type only (a database error can quote the values it rejected).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, TypeAlias
+
+import structlog
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from memory.contract import MemoryFailure
+from sip.dialing import InvalidDestination
+from worker.catalog import UnknownAgent
+from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
+from worker.http.auth import AuthFailure
+from worker.http.routes_context import BodyTimedOut, respond
+from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
+from worker.identities import InvalidIdentities
+
+log = structlog.get_logger(__name__)
+
+CodedFailure: TypeAlias = (
+    MemoryFailure
+    | BodyTimedOut
+    | UnknownAgent
+    | AuthFailure
+    | InvalidIdentities
+    | InvalidDestination
+    | LiveKitFailed
+    | VoiceNotConfigured
+)
+"""The failures whose code, message and field may reach the client as they are."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One error answer before it is written: what the body says and how the reply travels."""
+
+    code: str
+    message: str
+    field: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()  # beside the JSON type, e.g. `Allow`
+    close: bool = False  # close the connection after answering (the rest of a body is unread)
+
+    @property
+    def status(self) -> int:
+        return status_for(self.code)
+
+
+UNEXPECTED: Final = Problem(INTERNAL_ERROR, "internal error")
+"""The answer to any exception that is not a typed failure: nothing of it reaches the client."""
+
+
+def translate(failure: Exception) -> Problem:
+    """The answer to a failure a route raised (an `HTTPException` below 400 is not a failure)."""
+    if isinstance(failure, CodedFailure):
+        close = isinstance(failure, BodyTimedOut)
+        return Problem(failure.code, failure.message, failure.field, close=close)
+    if isinstance(failure, web.HTTPException):
+        allow = failure.headers.get("Allow")
+        headers = () if allow is None else (("Allow", allow),)
+        return Problem(code_for_status(failure.status), failure.reason, headers=headers)
+    return UNEXPECTED
+
+
+def answer(problem: Problem) -> web.Response:
+    """The JSON error answer; a 401 also names the scheme the API takes."""
+    body = {"error": {"code": problem.code, "message": problem.message, "field": problem.field}}
+    response = respond(body, status=problem.status)
+    for name, value in problem.headers:
+        response.headers[name] = value
+    if response.status == 401:
+        response.headers["WWW-Authenticate"] = "Bearer"
+    if problem.close:
+        response.force_close()
+    return response
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every route's failures go through `translate`; redirects pass through untouched."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return answer(translate(exc))
+    except Exception as exc:
+        problem = translate(exc)
+        if problem is UNEXPECTED:  # no traceback: database errors can quote rejected values
+            log.error("web.unhandled_error", error_type=type(exc).__name__, method=request.method)
+        return answer(problem)
