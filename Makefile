@@ -38,6 +38,7 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy .
+	$(BIN)/lint-imports
 
 bench: setup
 	$(BIN)/python -m bench.memory_bench
