@@ -70,7 +70,7 @@ assert set(Effort.__args__) == set(REASONING_EFFORTS)  # type: ignore[attr-defin
 
 
 class Environment(BaseSettings):
-    """Every variable, its default and its rule (see `.env.example` and the README table)."""
+    """Every variable, its default and its rule (see `.env.example` and docs/configuration.md)."""
 
     model_config = SettingsConfigDict(
         case_sensitive=True,

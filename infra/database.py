@@ -246,7 +246,7 @@ DEFAULT_LOCK_SECONDS = 2.0
 
 @dataclass(frozen=True, slots=True)
 class PoolTimeouts:
-    """Time limits every pool's connections carry (see the README's configuration table).
+    """Time limits every pool's connections carry (see docs/configuration.md).
 
     `command_seconds` is asyncpg's pool-level `command_timeout` (each query, client side; asyncpg
     also gives up on the cancel of a timed-out or abandoned query after it and terminates the
@@ -286,7 +286,7 @@ def new_pool(
 async def create_pool(
     url: str, *, min_size: int = 1, max_size: int = 5, timeouts: PoolTimeouts | None = None
 ) -> asyncpg.Pool:
-    """A connected pool sized for one process; see the README for sizing per concurrent call."""
+    """A connected pool sized for one process; see docs/deployment.md for sizing per call."""
     pool = await new_pool(url, min_size=min_size, max_size=max_size, timeouts=timeouts)
     assert pool is not None
     return pool

@@ -7,7 +7,7 @@ Content-Security-Policy and referrer policy (`worker.http.routes_page`).
 
 Responses aiohttp writes before a request reaches the application (a malformed request line,
 oversized headers) do not pass through the signal; behind the reverse proxy recommended in the
-README the proxy answers those.
+docs/deployment.md the proxy answers those.
 """
 
 from __future__ import annotations

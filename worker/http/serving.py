@@ -8,7 +8,7 @@ unauthenticated client never makes the process buffer a body). The connection ca
 site (aiohttp's `BaseSite` extension point) whose protocol factory answers one fixed 503 and
 closes when the cap is reached, instead of letting connections pile up.
 
-In production run the web process behind a reverse proxy (README, Deployment) which buffers
+In production run the web process behind a reverse proxy (docs/deployment.md) which buffers
 requests and holds slow clients itself; these limits are the process's own floor.
 """
 
