@@ -45,8 +45,6 @@ from memory.config import ConfigError
 from memory.contract import InvalidRequest, requests
 from memory.ops import Listener, Listeners
 from memory.settings import CodeDefaults
-from sip.job_metadata import parse_job_metadata
-from sip.line import connect_caller
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,22 +134,14 @@ class CallerMemory:
     async def _on_the_line(
         self, ctx: JobContext, runtime: Runtime, config: CallConfig, started_at: datetime
     ) -> CallStart | None:
-        """Begin the memory work at room open, then wait for (or dial) the caller."""
-        opening = Opening(
-            runtime, self.agent_id, self.defaults, budget_seconds=config.recall_budget_seconds
-        )
-        metadata = parse_job_metadata(ctx.job.metadata)  # read once, for the dial and identity
+        """Begin the memory work at room open, then join and wait for (or dial) the caller."""
+        budget = config.recall_budget_seconds
+        opening = Opening(runtime, self.agent_id, self.defaults, budget_seconds=budget)
         try:
-            await ctx.connect()
-            caller = await connect_caller(ctx, metadata)
+            return await opening.join(ctx, started_at=started_at)
         except BaseException:
-            opening.abandon()
             await runtime.aclose()
             raise
-        if caller is None:
-            opening.abandon()
-            return None
-        return await opening.on_the_line(caller, metadata, started_at=started_at, run_id=ctx.job.id)
 
     def _config(self) -> CallConfig:
         return self.config if self.config is not None else load_call_config()

@@ -21,6 +21,7 @@ from typing import Protocol
 
 import asyncpg
 import structlog
+from livekit.agents import JobContext
 
 from infra.deadline import ABANDONED, Abandoned, Deadline, Late, within
 from lifecycle.recall import over_budget, without
@@ -29,7 +30,8 @@ from lifecycle.start import CallStart, start_call
 from memory.contract import MemoryFailure
 from memory.settings import CallSettings, CodeDefaults
 from sip.caller import Caller
-from sip.job_metadata import JobMetadata
+from sip.job_metadata import JobMetadata, parse_job_metadata
+from sip.line import connect_caller
 
 log = structlog.get_logger(__name__)
 
@@ -114,6 +116,23 @@ class Opening:
         return start_call(
             self._agent_id, settings, line, deadline=deadline, started_at=started_at, run_id=run_id
         )
+
+    async def join(self, ctx: JobContext, *, started_at: datetime) -> CallStart | None:
+        """Join the room, wait for (or dial) the caller, then decide the call's start.
+
+        None when nobody came on the line (an outbound dial failed and the job is ending).
+        """
+        metadata = parse_job_metadata(ctx.job.metadata)  # read once: the dial and the identity
+        try:
+            await ctx.connect()
+            caller = await connect_caller(ctx, metadata)
+        except BaseException:
+            self.abandon()
+            raise
+        if caller is None:
+            self.abandon()
+            return None
+        return await self.on_the_line(caller, metadata, started_at=started_at, run_id=ctx.job.id)
 
     def abandon(self) -> None:
         """No caller (an outbound dial failed): the work goes on only until it is cancelled."""
