@@ -26,7 +26,8 @@ from bench.legacy_write import LegacyWriteStore
 from bench.model_process import model_process
 from infra.database import create_pool, start_embedded
 from infra.logs import configure_logging
-from infra.migrate import migrate
+from infra.long_ops import LongOpLimits, connect_long
+from infra.migrate import run_migrations
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig, resolve_choice
 from memory.contract import MAX_HISTORY_VERSIONS, CallMetadata, plan, transcript
@@ -66,7 +67,11 @@ def row(name: str, samples: list[float], base: list[float]) -> str:
     return f"| {name} | {p50:8.0f} | {p99:8.0f} | {r50:6.2f}x | {r99:6.2f}x |"
 
 
-async def seed_person(pool: asyncpg.Pool, agent: str, user: str, facts: int, calls: int) -> None:
+Loader = asyncpg.Pool | asyncpg.Connection
+"""Where seed rows go: the pool for a few, a long operation's connection for a bulk load."""
+
+
+async def seed_person(pool: Loader, agent: str, user: str, facts: int, calls: int) -> None:
     await pool.execute(
         f"insert into {S}.memory_facts (agent_id, user_id, content, created_at, updated_at)"
         " select $1, $2, repeat(chr(97 + g % 26), 500), now(), now()"
@@ -85,7 +90,8 @@ async def seed_person(pool: asyncpg.Pool, agent: str, user: str, facts: int, cal
     )
 
 
-async def bulk_calls(pool: asyncpg.Pool, people: int, per_person: int) -> None:
+async def bulk_calls(pool: Loader, people: int, per_person: int) -> None:
+    """A bulk load: give it a long operation's connection (it outlasts the pooled limits)."""
     await pool.execute(
         f"insert into {S}.memory_calls (agent_id, user_id, started_at, summary, created_at)"
         " select 'bulk', 'person-' || (g % $1), now() - g * interval '1 second',"
@@ -285,14 +291,19 @@ async def _in_flight(
     return time.perf_counter() - t
 
 
-async def bench_growth(pool: asyncpg.Pool, n: int, total: int) -> list[str]:
-    """Recall at ~1,000 and at `total` call records, each against its own `SELECT 1` series."""
+async def bench_growth(pool: asyncpg.Pool, url: str, n: int, total: int) -> list[str]:
+    """Recall at ~1,000 and at `total` call records, each against its own `SELECT 1` series;
+    the rows are loaded on a long operation's connection, the recalls run on the pool."""
     memory = open_memory(MemoryStore(pool), MemoryConfig(api_key="bench"))
-    await seed_person(pool, "growth", "probe", facts=50, calls=100)
-    await bulk_calls(pool, people=9, per_person=100)  # about 1,000 records in the table
-    probe = [lambda: pool.fetchval("select 1"), lambda: memory.recall("growth", "probe", 5)]
-    base_small, small = await interleaved(probe, n)
-    await bulk_calls(pool, people=total // 100, per_person=100)
+    loads = await connect_long(url, LongOpLimits())
+    try:
+        await seed_person(loads, "growth", "probe", facts=50, calls=100)
+        await bulk_calls(loads, people=9, per_person=100)  # about 1,000 records in the table
+        probe = [lambda: pool.fetchval("select 1"), lambda: memory.recall("growth", "probe", 5)]
+        base_small, small = await interleaved(probe, n)
+        await bulk_calls(loads, people=total // 100, per_person=100)
+    finally:
+        await loads.close()
     base_large, large = await interleaved(probe, n)
     count = await pool.fetchval(f"select count(*) from {S}.memory_calls")
     return [
@@ -313,9 +324,7 @@ async def fresh_database(admin_url: str) -> str:
     await admin.execute(f'create database "{name}"')
     await admin.close()
     url = with_database(admin_url, name)
-    conn = await asyncpg.connect(url)
-    await migrate(conn)
-    await conn.close()
+    await run_migrations(url, LongOpLimits())
     return url
 
 
@@ -343,7 +352,7 @@ async def main(quick: bool, *, growth: bool = True) -> None:
         if growth:
             print()
             print(HEADER)
-            for line in await bench_growth(pool, n, total):
+            for line in await bench_growth(pool, url, n, total):
                 print(line)
     finally:
         await lazy.close()

@@ -26,6 +26,7 @@ import asyncpg
 from bench.memory_bench import HEADER, fresh_database, interleaved, row
 from infra.database import Executor, create_pool, start_embedded
 from infra.logs import configure_logging
+from infra.long_ops import LongOpLimits, connect_long
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.search import SearchStore
@@ -82,29 +83,31 @@ def contact(i: int) -> str:
     return f"+34 6{i:08d}"
 
 
-async def load(pool: asyncpg.Pool, first: int, last: int) -> None:
-    """Contacts first..last-1 with 20 facts each, by COPY; then their vectors, then the index."""
+async def load(conn: asyncpg.Connection, first: int, last: int) -> None:
+    """Contacts first..last-1 with 20 facts each, by COPY; then their vectors, then the index.
+
+    A bulk load: `conn` is a long operation's connection, not one of the measured pool's.
+    """
     rng, now = random.Random(first), datetime.now(UTC)
     facts = [
         (AGENT, contact(i), fact_text(rng, template), now, now)
         for i in range(first, last)
         for template in rng.sample(TEMPLATES, FACTS_PER_CONTACT)
     ]
-    async with pool.acquire() as conn:
-        await conn.copy_records_to_table(
-            "memory_revisions",
-            schema_name=S,
-            columns=["agent_id", "user_id", "revision"],
-            records=[(AGENT, contact(i), 1) for i in range(first, last)],
-        )
-        await conn.execute(f"drop index if exists {S}.memory_fact_vectors_nearest")
-        await conn.copy_records_to_table(
-            "memory_facts",
-            schema_name=S,
-            columns=["agent_id", "user_id", "content", "created_at", "updated_at"],
-            records=facts,
-        )
-        await fill_vectors(conn)
+    await conn.copy_records_to_table(
+        "memory_revisions",
+        schema_name=S,
+        columns=["agent_id", "user_id", "revision"],
+        records=[(AGENT, contact(i), 1) for i in range(first, last)],
+    )
+    await conn.execute(f"drop index if exists {S}.memory_fact_vectors_nearest")
+    await conn.copy_records_to_table(
+        "memory_facts",
+        schema_name=S,
+        columns=["agent_id", "user_id", "content", "created_at", "updated_at"],
+        records=facts,
+    )
+    await fill_vectors(conn)
 
 
 async def fill_vectors(conn: Executor) -> None:
@@ -179,7 +182,9 @@ async def main(quick: bool) -> None:
     small, large, n = (100, 1_000, 100) if quick else (1_000, 10_000, 400)
     server = ModelServer()
     await server.start()
-    pool = await create_pool(await fresh_database(admin_url), min_size=5, max_size=5)
+    url = await fresh_database(admin_url)
+    pool = await create_pool(url, min_size=5, max_size=5)  # the call path's limits
+    loads = await connect_long(url, LongOpLimits())
     config = MemoryConfig(base_url=server.url, api_key="bench", embedding_model=MODEL)
     memory = open_memory(MemoryStore(pool), config)
     try:
@@ -190,7 +195,7 @@ async def main(quick: bool) -> None:
         print(HEADER)
         for size, start in ((small, 0), (large, small)):
             t = time.perf_counter()
-            await load(pool, start, size)
+            await load(loads, start, size)
             loaded = time.perf_counter() - t
             facts = await pool.fetchval(f"select count(*) from {S}.memory_facts")
             print(
@@ -200,6 +205,7 @@ async def main(quick: bool) -> None:
                 print(line, flush=True)
     finally:
         await memory.drain_indexing()
+        await loads.close()
         await pool.close()
         await server.stop()
 

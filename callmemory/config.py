@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from callmemory import environment
 from callmemory.environment import DEFAULT_RECALL_BUDGET_SECONDS, SAVE_TIMEOUT_OVER_EXTRACTION
 from infra.database import PoolTimeouts
+from infra.long_ops import LongOpLimits
 from memory.config import MemoryConfig
 
 SHUTDOWN_PROCESS_TIMEOUT_MARGIN = 15.0
@@ -89,4 +90,13 @@ def pool_timeouts(settings: environment.Environment) -> PoolTimeouts:
         command_seconds=settings.database_command_timeout_seconds,
         statement_seconds=settings.database_statement_timeout_seconds,
         lock_seconds=settings.database_lock_timeout_seconds,
+    )
+
+
+def long_op_limits(settings: environment.Environment) -> LongOpLimits:
+    """The limits of a long operation's own connection (migrations, bulk loads)."""
+    return LongOpLimits(
+        statement_seconds=settings.database_long_statement_timeout_seconds,
+        lock_seconds=settings.database_long_lock_timeout_seconds,
+        lock_attempts=settings.database_long_lock_attempts,
     )

@@ -28,6 +28,11 @@ from pydantic_settings import (
 )
 
 from infra.database import DEFAULT_COMMAND_SECONDS, DEFAULT_LOCK_SECONDS, DEFAULT_STATEMENT_SECONDS
+from infra.long_ops import (
+    DEFAULT_LONG_LOCK_ATTEMPTS,
+    DEFAULT_LONG_LOCK_SECONDS,
+    DEFAULT_LONG_STATEMENT_SECONDS,
+)
 from memory.config import (
     DEFAULT_EMBEDDING_TIMEOUT_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
@@ -92,6 +97,15 @@ class Environment(BaseSettings):
     )
     database_lock_timeout_seconds: SecondsOrOff = Field(
         DEFAULT_LOCK_SECONDS, alias="DATABASE_LOCK_TIMEOUT_SECONDS"
+    )
+    database_long_statement_timeout_seconds: SecondsOrOff = Field(
+        DEFAULT_LONG_STATEMENT_SECONDS, alias="DATABASE_LONG_STATEMENT_TIMEOUT_SECONDS"
+    )
+    database_long_lock_timeout_seconds: SecondsOrOff = Field(
+        DEFAULT_LONG_LOCK_SECONDS, alias="DATABASE_LONG_LOCK_TIMEOUT_SECONDS"
+    )
+    database_long_lock_attempts: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=100)] = (
+        Field(DEFAULT_LONG_LOCK_ATTEMPTS, alias="DATABASE_LONG_LOCK_ATTEMPTS")
     )
 
     # memory model provider (all processes)

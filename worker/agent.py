@@ -18,6 +18,7 @@ from livekit.agents import AgentServer, AgentSession, JobContext, cli
 
 from callmemory import CallerMemory, environment
 from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN
+from infra.migrate import MigrationLockTimeout
 from memory.config import ConfigError
 from worker.catalog import default_catalog
 from worker.config import VoiceModels, worker_config
@@ -79,6 +80,9 @@ def main() -> None:
     except ConfigError as exc:
         print(environment.report(exc), file=sys.stderr)
         raise SystemExit(2) from None
+    except MigrationLockTimeout as exc:
+        print(f"database error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
     port = main.settings.worker_metrics_port
     metrics_dir = None if port is None else multiprocess_dir(main.settings.prometheus_multiproc_dir)
     timeout = main.config.call.save_timeout_seconds

@@ -17,11 +17,11 @@ import asyncpg
 import typer
 
 from callmemory import environment
-from callmemory.config import memory_config, pool_timeouts
+from callmemory.config import long_op_limits, memory_config, pool_timeouts
 from infra import tracing
 from infra.database import EmbeddedStartFailed, create_pool, database_url
 from infra.logs import configure_logging
-from infra.migrate import migrate as apply_migrations
+from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.contract import DEFAULT_RECALL_CALLS, Result
@@ -88,11 +88,20 @@ def _with_memory(
 def migrate() -> None:
     """Apply pending schema migrations."""
 
-    async def work(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
-        async with pool.acquire() as conn:
-            return {"applied": await apply_migrations(conn)}
+    settings = environment.read()  # the command's one read of its environment
+    configure_logging(install_handler=True, fmt=settings.log_format)
 
-    _run(work)
+    async def work() -> dict[str, Any]:
+        url = database_url(settings.database_url, settings.memory_pgdata)
+        return {"applied": await run_migrations(url, long_op_limits(settings))}
+
+    try:
+        body = asyncio.run(work())
+    except MigrationLockTimeout as exc:
+        raise Refused(EXIT_FAILED, str(exc)) from None
+    except (OSError, asyncpg.PostgresError, EmbeddedStartFailed) as exc:
+        raise Refused(EXIT_FAILED, f"database unavailable ({type(exc).__name__})") from None
+    _print(body)
 
 
 @memory_app.command()

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import asyncpg
 import structlog
 
 from callmemory import environment
-from infra.database import create_pool, database_url
+from callmemory.config import long_op_limits
+from infra.database import PoolTimeouts, create_pool, database_url
 from infra.logs import configure_logging
-from infra.migrate import migrate
+from infra.long_ops import LongOpLimits
+from infra.migrate import run_migrations
 from memory.config import ConfigError
 from memory.store import offer_code_bindings
 from worker.catalog import Catalog, default_catalog
@@ -38,12 +39,18 @@ def served_agent(catalog: Catalog, name: str | None) -> str:
     return name
 
 
-async def prepare_database(pool: asyncpg.Pool, catalog: Catalog, *, migrate_first: bool) -> None:
-    """Apply migrations (unless disabled) and offer code-declared identity keys."""
-    if migrate_first:
-        async with pool.acquire() as conn:
-            await migrate(conn)
-    await offer_code_bindings(pool, catalog.identity_keys())
+async def prepare_database(
+    url: str, catalog: Catalog, *, migrations: LongOpLimits | None, pool_limits: PoolTimeouts
+) -> None:
+    """Apply migrations (unless `migrations` is None) on a connection of their own, with the
+    long-operation limits; then offer code-declared identity keys on a pool of the call's."""
+    if migrations is not None:
+        await run_migrations(url, migrations)
+    pool = await create_pool(url, min_size=1, max_size=1, timeouts=pool_limits)
+    try:
+        await offer_code_bindings(pool, catalog.identity_keys())
+    finally:
+        await pool.close()
 
 
 def needs_preparation(argv: Sequence[str]) -> bool:
@@ -84,10 +91,9 @@ async def prepare_main_process(argv: Sequence[str]) -> MainProcess:
     main = _checked(needs_livekit=bool(argv) and argv[0] in NEEDS_LIVEKIT)
     catalog = default_catalog()
     url = database_url(main.settings.database_url, main.settings.memory_pgdata)
-    pool = await create_pool(url, min_size=1, max_size=1, timeouts=main.config.call.database)
-    try:
-        await prepare_database(pool, catalog, migrate_first=main.settings.migrate_on_start)
-    finally:
-        await pool.close()
+    migrations = long_op_limits(main.settings) if main.settings.migrate_on_start else None
+    await prepare_database(
+        url, catalog, migrations=migrations, pool_limits=main.config.call.database
+    )
     log.info("worker.prepared", agent_id=main.agent)
     return main

@@ -75,8 +75,13 @@ _PENDING = f"""({_PENDING_FROM.format(">=")}) union all ({_PENDING_FROM.format("
 _STORE = f"""update {_S}.memory_fact_vectors v set model = $1, embedding = u.e::vector
     from unnest($2::uuid[], $3::text[], $4::text[]) as u(id, md5, e)
     where v.fact_id = u.id and v.content_md5 = u.md5 and v.embedding is null"""
+# in batches: each statement stays within the pooled limits however many vectors there are,
+# and holds its row locks (which an update of those facts waits for) only briefly
 _FORGET_OTHER_MODELS = f"""update {_S}.memory_fact_vectors set model = null, embedding = null
-    where embedding is not null and (model < $1 or model > $1)"""
+    where fact_id in (select fact_id from {_S}.memory_fact_vectors
+                      where embedding is not null and (model < $1 or model > $1) limit $2)"""
+RESET_BATCH = 1000
+"""Vectors of another model reset per statement."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +150,13 @@ class SearchStore:
         return int(status.rsplit(" ", 1)[-1])
 
     async def forget_other_models(self, model: str) -> int:
-        """Reset vectors made by another embedding model (their space is not comparable)."""
-        async with translated(PersistFailed, "vector reset"):
-            status = await self._pool.execute(_FORGET_OTHER_MODELS, model)
-        return int(status.rsplit(" ", 1)[-1])
+        """Reset vectors made by another embedding model (their space is not comparable), a
+        batch per statement until none is left; returns how many were reset."""
+        reset = RESET_BATCH
+        total = 0
+        while reset == RESET_BATCH:
+            async with translated(PersistFailed, "vector reset"):
+                status = await self._pool.execute(_FORGET_OTHER_MODELS, model, RESET_BATCH)
+            reset = int(status.rsplit(" ", 1)[-1])
+            total += reset
+        return total

@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
-from memory.search._store import SearchStore
+from memory.search._store import RESET_BATCH, SearchStore
 from testkit.model_server import ModelServer
 from tests.memory.helpers import update_op
 from tests.memory.search_helpers import (
@@ -202,3 +202,27 @@ async def test_a_bounded_drain_cancels_a_slow_pass_and_leaves_its_facts_pending(
     await semantic.search("support", "cat", mode="lexical")  # a later pass fills it in
     await semantic.drain_indexing()
     assert [v["embedded"] for v in await vectors(pool)] == [True]
+
+
+async def test_vectors_of_another_model_are_reset_in_batches_past_one_batch(
+    semantic: Memory, pool: asyncpg.Pool
+) -> None:
+    many = 2 * RESET_BATCH + 1  # two full batches and one more row
+    await pool.execute(
+        "insert into stackbone_platform.memory_facts"
+        " (agent_id, user_id, content, created_at, updated_at)"
+        " select 'support', 'u' || g, 'fact ' || g, now(), now() from generate_series(1, $1) g",
+        many + 1,
+    )
+    one = "[" + ",".join(["0.5"] * 512) + "]"
+    await pool.execute(
+        "update stackbone_platform.memory_fact_vectors set model = case when user_id = 'u1'"
+        f" then '{EMBEDDING_MODEL}' else 'old-model' end, embedding = $1::text::vector",
+        one,
+    )
+    assert await SearchStore(pool).forget_other_models(EMBEDDING_MODEL) == many
+    left = await pool.fetch(
+        "select model, count(*) from stackbone_platform.memory_fact_vectors group by model"
+        " order by model nulls last"
+    )
+    assert [tuple(r) for r in left] == [(EMBEDDING_MODEL, 1), (None, many)]

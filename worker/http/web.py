@@ -23,7 +23,7 @@ from callmemory.environment import default
 from infra import database, tracing
 from infra.database import EmbeddedStartFailed, create_pool, database_url
 from infra.logs import configure_logging
-from infra.migrate import migrate
+from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig
 from memory.store import MemoryStore, offer_code_bindings
@@ -120,10 +120,9 @@ def create_app(
 
 
 async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Application:
+    if config.migrate_on_start:  # before the pool: its limits are the routes'
+        await run_migrations(url, config.long_ops)
     pool = await create_pool(url, timeouts=config.database)
-    if config.migrate_on_start:
-        async with pool.acquire() as conn:
-            await migrate(conn)
     app = create_app(
         pool=pool,
         catalog=catalog,
@@ -202,6 +201,9 @@ def main() -> int:
     except ConfigError as exc:  # a port already taken
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
+    except MigrationLockTimeout as exc:
+        print(f"database error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from callmemory import environment
-from callmemory.config import memory_config, pool_timeouts
+from callmemory.config import long_op_limits, memory_config, pool_timeouts
 from infra.database import PoolTimeouts
 from infra.logs import LogFormat
+from infra.long_ops import LongOpLimits
 from memory.config import ConfigError, MemoryConfig
 from worker.http.auth import ENV_VAR, ApiKey, parse_api_keys
 from worker.http.serving import ServerLimits, server_limits
@@ -27,6 +28,7 @@ class WebConfig:
     limits: ServerLimits
     database_deadline_seconds: float
     database: PoolTimeouts
+    long_ops: LongOpLimits  # migrations at start
     database_url: str | None  # None: the embedded server, in `data_dir`
     data_dir: str | None
     migrate_on_start: bool
@@ -62,6 +64,7 @@ def web_config(settings: environment.Environment, api_keys: tuple[ApiKey, ...]) 
         limits=server_limits(settings),
         database_deadline_seconds=settings.web_database_deadline_seconds,
         database=pool_timeouts(settings),
+        long_ops=long_op_limits(settings),
         database_url=settings.database_url,
         data_dir=settings.memory_pgdata,
         migrate_on_start=settings.migrate_on_start,

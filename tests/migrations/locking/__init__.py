@@ -1,0 +1,1 @@
+"""Migrations of a test (run with `run_migrations(..., package=...)`)."""
