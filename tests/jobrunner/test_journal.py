@@ -185,3 +185,27 @@ async def test_a_locked_journal_never_holds_up_a_reply_and_is_counted(
         await wait_until(lambda: len(model_server.requests) == 1, within=10)
     assert len(saved_transcript(model_server.requests[0])) == 3
     assert await pool.fetchval(f"select count(*) from {S}.call_journals") == 0
+
+
+async def test_the_save_marks_the_journal_before_its_model_call(
+    fast_beat: None,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
+) -> None:
+    """While the extraction is in flight the journal says so: a sweeper would not call again."""
+    caller = sip_caller(room)
+    model_server.fail(status=500, delay=2.0)  # a slow request that then fails
+    async with job_server(side, SAVE_TIMEOUT) as server:
+        await dispatch(server)
+        await side.greeted()
+        await journalled(pool, 1)
+        room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
+        await wait_until(lambda: len(model_server.requests) == 1, within=10)
+        started = await pool.fetchval(f"select save_started from {S}.call_journals")
+        assert started is True
+    # the failed save is recorded, never retried: its journal is dropped, nothing is recorded
+    assert await pool.fetchval(f"select count(*) from {S}.call_journals") == 0
+    assert await call_records(pool) == [] and len(model_server.requests) == 1
