@@ -37,6 +37,7 @@ from callmemory.runtime import Runtime, new_runtime
 from infra import tracing
 from infra.database import database_url
 from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
+from lifecycle.journal import JournalSetup
 from lifecycle.metrics import MEMORY_READY_SECONDS
 from lifecycle.opening import Opening
 from lifecycle.pass_schedule import CONSOLIDATE_MODES, DEFAULT_CONSOLIDATE, Consolidate
@@ -114,7 +115,11 @@ class CallerMemory:
             return None
         report_plan(start.plan)
         setup = CallSetup(
-            start, config.save_timeout_seconds, self.consolidate, config.memory.timeout_seconds
+            start,
+            config.save_timeout_seconds,
+            self.consolidate,
+            config.memory.timeout_seconds,
+            JournalSetup(runtime.pool, config.journal_heartbeat_seconds),
         )
         for listener in self._listeners:
             runtime.memory.on("ops", listener)

@@ -13,7 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from callmemory import environment
-from callmemory.environment import DEFAULT_RECALL_BUDGET_SECONDS, SAVE_TIMEOUT_OVER_EXTRACTION
+from callmemory.environment import (
+    DEFAULT_JOURNAL_HEARTBEAT_SECONDS,
+    DEFAULT_RECALL_BUDGET_SECONDS,
+    SAVE_TIMEOUT_OVER_EXTRACTION,
+)
 from infra.database import PoolTimeouts
 from infra.long_ops import LongOpLimits
 from memory.config import MemoryConfig
@@ -37,6 +41,9 @@ class CallConfig:
     database_url: str | None = None
     data_dir: str | None = None
     tracing_endpoint: str | None = None  # OTLP spans of recall and save (`infra.tracing`)
+    journal_heartbeat_seconds: float = (
+        DEFAULT_JOURNAL_HEARTBEAT_SECONDS  # the call's journal (`lifecycle.journal`)
+    )
 
     @property
     def shutdown_process_timeout(self) -> float:
@@ -66,6 +73,7 @@ def call_config(settings: environment.Environment) -> CallConfig:
         database_url=settings.database_url,
         data_dir=settings.memory_pgdata,
         tracing_endpoint=settings.otel_exporter_otlp_endpoint,
+        journal_heartbeat_seconds=settings.call_journal_heartbeat_seconds,
     )
 
 

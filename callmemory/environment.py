@@ -62,12 +62,19 @@ DEFAULT_RECALL_BUDGET_SECONDS = 0.35
 """The pre-greeting deadline: how long the greeting may wait for memory."""
 SAVE_TIMEOUT_OVER_EXTRACTION = 10.0
 """Without `CALL_SAVE_TIMEOUT_SECONDS`, the save's bound is one extraction's timeout plus this."""
+DEFAULT_JOURNAL_HEARTBEAT_SECONDS = 5.0
+"""How often a call's journal beats while its call and save run."""
+DEFAULT_JOURNAL_LOST_AFTER_SECONDS = 60.0
+"""A journal silent this long belongs to a job that is gone (12 missed heartbeats)."""
+DEFAULT_JOURNAL_DROP_AFTER_SECONDS = 86400.0
+"""A silent journal nobody here can save is dropped after this long."""
 
 Seconds = Annotated[float, Field(gt=0), AfterValidator(_finite)]
 """Seconds greater than 0."""
 SecondsOrOff = Annotated[float, Field(ge=0), AfterValidator(_finite)]
 """Seconds, 0 or more (0 turns a server-side limit off)."""
 ServerSeconds = Annotated[float, Field(ge=0.1, le=3600), AfterValidator(_finite)]
+JournalSeconds = Annotated[float, Field(ge=0.1, le=7 * 86400), AfterValidator(_finite)]
 Port = Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=65535)]
 Flag = Annotated[Literal["1", "0", "true", "false", "yes", "no"], BeforeValidator(_folded)]
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
@@ -164,6 +171,15 @@ class Environment(BaseSettings):
         DEFAULT_RECALL_BUDGET_SECONDS, alias="CALL_RECALL_BUDGET_SECONDS"
     )
     call_save_timeout_seconds: Seconds | None = Field(None, alias="CALL_SAVE_TIMEOUT_SECONDS")
+    call_journal_heartbeat_seconds: JournalSeconds = Field(
+        DEFAULT_JOURNAL_HEARTBEAT_SECONDS, alias="CALL_JOURNAL_HEARTBEAT_SECONDS"
+    )
+    call_journal_lost_after_seconds: JournalSeconds = Field(
+        DEFAULT_JOURNAL_LOST_AFTER_SECONDS, alias="CALL_JOURNAL_LOST_AFTER_SECONDS"
+    )
+    call_journal_drop_after_seconds: JournalSeconds = Field(
+        DEFAULT_JOURNAL_DROP_AFTER_SECONDS, alias="CALL_JOURNAL_DROP_AFTER_SECONDS"
+    )
 
     # every process
     otel_exporter_otlp_endpoint: str | None = Field(None, alias="OTEL_EXPORTER_OTLP_ENDPOINT")
@@ -177,6 +193,20 @@ class Environment(BaseSettings):
         if save is not None and save <= self.memory_timeout_seconds:
             raise ValueError(
                 "CALL_SAVE_TIMEOUT_SECONDS: must exceed STACKBONE_MEMORY_TIMEOUT_SECONDS"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _journal_bounds(self) -> Environment:
+        beat, lost = self.call_journal_heartbeat_seconds, self.call_journal_lost_after_seconds
+        if lost < 3 * beat:
+            raise ValueError(
+                "CALL_JOURNAL_LOST_AFTER_SECONDS: must be at least 3 times"
+                " CALL_JOURNAL_HEARTBEAT_SECONDS"
+            )
+        if self.call_journal_drop_after_seconds < lost:
+            raise ValueError(
+                "CALL_JOURNAL_DROP_AFTER_SECONDS: must be at least CALL_JOURNAL_LOST_AFTER_SECONDS"
             )
         return self
 

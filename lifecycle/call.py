@@ -21,6 +21,7 @@ from livekit.agents import Agent, AgentSession, AgentStateChangedEvent
 
 from lifecycle.closing import CallEnd, RoomEvents, ShutdownRegistrar, save_on_close, shared_save
 from lifecycle.instructions import give_memory
+from lifecycle.journal import CallJournal, JournalSetup, call_journal
 from lifecycle.live import DataRoom, data_channel
 from lifecycle.memory_block import MemoryBlock
 from lifecycle.metrics import count_memory_off, count_session_usage
@@ -55,6 +56,7 @@ class CallSetup:
     save_timeout_seconds: float
     consolidate: Consolidate = DEFAULT_CONSOLIDATE  # "turn": a pass after each agent reply
     model_timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS  # one extraction (MemoryConfig's)
+    journal: JournalSetup | None = None  # None: no journal (what it heard dies with the job)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,7 @@ class MemoryCall:
     save: SharedSave
     end: CallEnd
     passes: TurnPasses | None = None  # turn mode only
+    journal: CallJournal | None = None
 
 
 async def attach_memory(
@@ -94,6 +97,9 @@ async def attach_memory(
     if data_room is not None:
         memory.on("ops", data_channel(data_room))
     start = setup.start
+    journal = call_journal(setup.journal, start, setup.consolidate)
+    if journal is not None:
+        recorder.on_heard(journal.heard)
     passes = _turn_passes(memory, setup, recorder, session)
     save = shared_save(
         memory,
@@ -106,15 +112,18 @@ async def attach_memory(
         timeout=setup.save_timeout_seconds,
         passes=passes,
         model_timeout=setup.model_timeout_seconds,
+        journal=journal,
     )
     save_on_close(session, register_shutdown, save, end, room=room, then=after_save)
     count_session_usage(session)
     recalled = await recall_for(start.plan, memory, start.deadline)
+    if journal is not None:
+        journal.start()  # after recall: its first write never competes with the greeting's
     own = agent.instructions
     await give_memory(agent, recalled)
     if passes is not None and recalled is not None:
         passes.block = MemoryBlock(agent, own, recalled)  # refreshed after each saved pass
-    return MemoryCall(start.plan, recalled, recorder, save, end, passes)
+    return MemoryCall(start.plan, recalled, recorder, save, end, passes, journal)
 
 
 def _turn_passes(

@@ -30,6 +30,7 @@ from livekit import rtc
 from livekit.agents import AgentSession, CloseEvent
 
 from infra.deadline import Deadline, Late, within
+from lifecycle.journal import CallJournal, journalled
 from lifecycle.outcome import (
     CLOSING_DISCONNECT_REASONS,
     CallerLeft,
@@ -118,11 +119,13 @@ def shared_save(
     timeout: float,
     passes: TurnPasses | None = None,
     model_timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    journal: CallJournal | None = None,
 ) -> SharedSave:
     """The call's one save: the heard transcript, read after the close, with the true outcome.
 
     `passes`: turn mode; the save waits (bounded) for the running pass and is the final pass.
     `model_timeout`: one extraction's timeout, the time the final pass keeps for its model.
+    `journal`: the call's journal, marked before the model call and ended with the save.
     """
 
     async def save(path: str) -> SaveReport:
@@ -148,7 +151,12 @@ def shared_save(
         try:
             report = await within(
                 deadline,
-                save_heard(memory, scope, heard, ended_at=ended_at, outcome=outcome, final=final),
+                journalled(
+                    journal,
+                    lambda: save_heard(
+                        memory, scope, heard, ended_at=ended_at, outcome=outcome, final=final
+                    ),
+                ),
                 step="save",
             )
         except Late:

@@ -1,4 +1,5 @@
-"""Prometheus metrics of calls: memory readiness, why memory was off, saves, session usage.
+"""Prometheus metrics of calls: memory readiness, why memory was off, saves, journals and
+sweeps, session usage.
 
 Labels are codes and model names only, never ids or numbers. Job processes write them to the
 worker's multiprocess directory when one is configured (`worker.agent.build_server`).
@@ -27,6 +28,23 @@ SAVES: Final = Counter(
     "The one save at the end of each call, by status (saved, skipped, failed) and reason.",
     ["status", "reason"],
 )
+JOURNAL_FAILURES: Final = Counter(
+    "caller_memory_journal_failures",
+    "Call journal writes that failed, by step (open, append, mark, drop, overflow, crashed);"
+    " the call never waits for them.",
+    ["step"],
+)
+SWEPT: Final = Counter(
+    "caller_memory_journal_swept",
+    "Journals of silent jobs the sweeper acted on, by action (saved, failed, interrupted,"
+    " dropped) and reason code.",
+    ["action", "reason"],
+)
+SWEEP_FAILURES: Final = Counter(
+    "caller_memory_journal_sweep_failures",
+    "Sweeps that failed before acting (the database refused the claim), by error type.",
+    ["error_type"],
+)
 LLM_TOKENS: Final = Counter(
     "caller_memory_session_llm_tokens",
     "Conversation LLM tokens of finished calls, by model and direction (input, output).",
@@ -50,6 +68,18 @@ def count_memory_off(reason: str) -> None:
 
 def count_save(status: str, reason: str | None) -> None:
     SAVES.labels(status=status, reason=reason or "none").inc()
+
+
+def count_journal_failure(step: str) -> None:
+    JOURNAL_FAILURES.labels(step=step).inc()
+
+
+def count_swept(action: str, reason: str | None) -> None:
+    SWEPT.labels(action=action, reason=reason or "none").inc()
+
+
+def count_sweep_failure(error_type: str) -> None:
+    SWEEP_FAILURES.labels(error_type=error_type).inc()
 
 
 def count_session_usage(session: AgentSession[Any]) -> None:

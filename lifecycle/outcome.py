@@ -39,6 +39,8 @@ class Outcome(StrEnum):
     JOB_SHUTDOWN = "job_shutdown"
     WORKER_DRAIN = "worker_drain"
     ERROR = "error"
+    JOB_LOST = "job_lost"  # the job died before its save; the sweeper saved its journal
+    SAVE_INTERRUPTED = "save_interrupted"  # the job died during its save; nothing was saved
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,6 +100,7 @@ class TurnPasses:
             call={"run_id": scope.run_id},  # the event's call id; no call record is written
             instructions=scope.instructions,
             brief=scope.brief,
+            covers=len(heard),  # the call's journal mark, moved by the same write
         )
         if result.error is None:
             self.covered = len(heard)

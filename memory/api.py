@@ -67,6 +67,7 @@ class _Pass:
     brief: object
     turn: int | None
     final: bool
+    covers: int | None = None
 
 
 class Memory:
@@ -157,12 +158,14 @@ class Memory:
         call: object = None,
         instructions: object = None,
         brief: object = None,
+        covers: int | None = None,
     ) -> Result[Written]:
         """One pass of a call in turn mode (`lifecycle.passes`): an add over `content` (the part
         of the call no pass covered yet) whose event carries `turn` and `final`. Only the final
-        pass writes the call record (`call`); the others write facts only."""
+        pass writes the call record (`call`); the others write facts only, and move the call's
+        journal mark to `covers` heard messages in the same statement."""
         return await self._pass(
-            _Pass(content, agent_id, user_id, call, instructions, brief, turn, final)
+            _Pass(content, agent_id, user_id, call, instructions, brief, turn, final, covers)
         )
 
     async def _pass(self, request: _Pass) -> Result[Written]:
@@ -214,7 +217,12 @@ class Memory:
         record.completion_tokens = completion.completion_tokens
         validated = plan(completion.text, prompt.handles)
         context = PassContext(
-            choice.model, record.latency_ms, request.turn, request.final, with_call=request.final
+            choice.model,
+            record.latency_ms,
+            request.turn,
+            request.final,
+            with_call=request.final,
+            covers=request.covers,
         )
         written = await self._store.write(
             agent, user, snapshot, validated, metadata, context=context

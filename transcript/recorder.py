@@ -23,6 +23,7 @@ chain, which works with any Agent (nothing is subclassed).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -51,6 +52,8 @@ class TranscriptRecorder:
         self._sources: dict[str, SpeechSource] = {}
         self._playbacks: dict[str, list[Playback]] = {}
         self._meter: PlayoutMeter | None = None
+        self._heard = 0
+        self._listeners: list[Callable[[int, Message], None]] = []
         session.on("conversation_item_added", self._on_item_added)
         session.on("speech_created", self._on_speech_created)
         self._place_meter()
@@ -69,6 +72,12 @@ class TranscriptRecorder:
     def heard(self) -> bool:
         """Whether the transcript holds anything worth saving."""
         return heard_anything(self.transcript)
+
+    def on_heard(self, listener: Callable[[int, Message], None]) -> None:
+        """Call `listener(position, message)` with each message the transcript gains, as it is
+        committed: exactly the message `transcript` holds at that position. It runs inside the
+        session's event callback, so it must only take note (no I/O, no waiting)."""
+        self._listeners.append(listener)
 
     def detach(self) -> None:
         """Stop listening; what was recorded stays readable."""
@@ -111,9 +120,15 @@ class TranscriptRecorder:
             raw_text=raw if raw != text else None,
         )
         self._turns.append(turn)
-        verdict = judge(turn).verdict
+        judgement = judge(turn)
+        verdict = judgement.verdict
         if turn.interrupted and not verdict.contributes:
             log.info("transcript.reply_withheld", reason=verdict.value, message_id=item.id)
+        if verdict.contributes:  # `assemble` keeps it: the same message at the same position
+            position, self._heard = self._heard, self._heard + 1
+            message = Message(role=turn.role, content=judgement.text)
+            for listener in self._listeners:
+                listener(position, message)
 
     def _speech_for(self, message: llm.ChatMessage) -> Speech | None:
         handle = self._session.current_speech

@@ -1,8 +1,9 @@
 """The LiveKit worker: one job per call, dispatched explicitly by agent name.
 
 `python -m worker.agent start|dev|console` runs the LiveKit CLI. The main process resolves the
-database (starting the embedded one when `DATABASE_URL` is unset), applies migrations and
-offers the catalog's identity keys; each job process then serves one call.
+database (starting the embedded one when `DATABASE_URL` is unset), applies migrations, offers
+the catalog's identity keys and sweeps the journals of dead jobs; each job process then serves
+one call.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from worker.config import VoiceModels, worker_config
 from worker.greeter import Greeter
 from worker.session import ROOM_OPTIONS, build_session
 from worker.startup import needs_preparation, prepare_main_process, served_agent
+from worker.sweeping import SweeperTask, hold_sweeper, sweep_config
 
 SAVE_TIMEOUT_FOR_HELP = 40.0  # help and download-files serve no call
 
@@ -85,8 +87,16 @@ def main() -> None:
         raise SystemExit(1) from None
     port = main.settings.worker_metrics_port
     metrics_dir = None if port is None else multiprocess_dir(main.settings.prometheus_multiproc_dir)
-    timeout = main.config.call.save_timeout_seconds
-    cli.run_app(build_server(main.agent, timeout, metrics_port=port, metrics_dir=metrics_dir))
+    call = main.config.call
+    server = build_server(
+        main.agent, call.save_timeout_seconds, metrics_port=port, metrics_dir=metrics_dir
+    )
+    # the journals of dead jobs, swept for the life of this process (`worker.sweeping`)
+    sweeper = hold_sweeper(
+        server, SweeperTask(call, sweep_config(main.settings, call), default_catalog())
+    )
+    cli.run_app(server)
+    del sweeper
 
 
 def multiprocess_dir(configured: str | None) -> str:

@@ -86,6 +86,7 @@ class PassContext:
     """What a write tells the ops log about the pass it ends (`memory.ops`).
 
     `with_call` False: a pass before the call's end, which writes no call record.
+    `covers`: a turn pass's mark on its call's journal, the heard messages saved so far.
     """
 
     model: str
@@ -93,6 +94,7 @@ class PassContext:
     turn: int | None = None
     final: bool = True
     with_call: bool = True
+    covers: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """Postgres access for memory: the SQL of facts, calls, revisions, history, settings and their
-activity log, the shared extraction settings and the ops log. Database exceptions become typed
-memory failures here (`translated`), once. Search keeps its own SQL in `memory.search`.
+activity log, the shared extraction settings, the ops log and call journals. Database
+exceptions become typed memory failures here (`translated`), once. Search keeps its own SQL in
+`memory.search`.
 """
 
 from memory.store import _extraction_settings as extraction_settings_store
@@ -9,6 +10,20 @@ from memory.store._activity import ActivityEntry, list_activity
 from memory.store._db_errors import DB_ERRORS, translated
 from memory.store._extraction_settings import ExtractionSettings
 from memory.store._facts import DIRECT_WRITE, MemoryStore, Snapshot
+from memory.store._journal import (
+    ClaimedJournal,
+    JournalEntry,
+    JournalHeader,
+    append_entries,
+    claim_silent,
+    drop_claimed,
+    drop_journal,
+    journal_entries,
+    mark_save_started,
+    open_journal,
+    record_interrupted,
+    start_swept_save,
+)
 from memory.store._ops_log import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
 from memory.store._settings import (
     Queryable,
@@ -26,18 +41,30 @@ __all__ = [
     "MAX_CURSOR",
     "MAX_LIMIT",
     "ActivityEntry",
+    "ClaimedJournal",
     "ExtractionSettings",
+    "JournalEntry",
+    "JournalHeader",
     "MemoryStore",
     "Queryable",
     "Snapshot",
     "StoredSettings",
+    "append_entries",
+    "claim_silent",
+    "drop_claimed",
+    "drop_journal",
     "extraction_settings_store",
+    "journal_entries",
     "list_activity",
     "load_call_settings",
     "load_settings",
+    "mark_save_started",
     "offer_code_bindings",
+    "open_journal",
     "ops_after",
+    "record_interrupted",
     "save_settings",
     "settings_store",
+    "start_swept_save",
     "translated",
 ]

@@ -214,8 +214,8 @@ class MemoryStore:
         return _history(rows)
 
     async def delete_all(self, agent_id: str, user_id: str) -> int:
-        """Erase one pair's facts, call records, fact history and ops log rows; bump (never
-        drop) its revision.
+        """Erase one pair's facts, call records, fact history, ops log rows and call journals
+        (with their heard text); bump (never drop) its revision.
 
         The count is facts plus call records, as the contract defines it (history not counted).
         """
@@ -241,6 +241,8 @@ class MemoryStore:
                      v as (delete from {_S}.memory_fact_versions
                         where agent_id = $1 and user_id = $2),
                      o as (delete from {_S}.memory_ops
+                        where agent_id = $1 and user_id = $2),
+                     j as (delete from {_S}.call_journals
                         where agent_id = $1 and user_id = $2)
                 select (select count(*) from f) + (select count(*) from c)""",
                 agent_id,

@@ -17,6 +17,10 @@ Data-modifying CTEs do, in one statement, what used to be nine round trips in a 
    the bound (how many follows from the counter, without counting rows); `call` inserts the
    call record (unless the write is a pass without one, `$18`); `ops` and `logged` append the
    `memory.ops` event's row to the ops log when anything changed (`memory.ops`).
+5. The call's journal (`memory.store._journal`, found by the call's run id, the job id):
+   a write with the call record deletes it (`journal_saved`), so what the call heard is either
+   in its journal or saved, never both; a turn pass moves its `covered` mark instead
+   (`journal_covered`, `$19`: the heard messages this pass covers up to).
 
 Every CTE sees the snapshot taken when the statement starts, and a passed compare-and-set means
 no writer committed since the add's read: what the statement read is what is stored.
@@ -139,6 +143,13 @@ WRITE = f"""with old as (
         $14::text, $15::float8, items
     from ops where items is not null
     returning id
+), journal_covered as (
+    update {_S}.call_journals set covered = greatest(covered, $19::integer)
+    where {_SCOPE} and job_id = $11::text and $19::integer is not null and not $18::boolean
+        and {_GATE}
+), journal_saved as (
+    delete from {_S}.call_journals
+    where {_SCOPE} and job_id = $11::text and $18::boolean and {_GATE}
 )
 select {CALL} as kind, seq, id::text, summary as body, started_at as first_at,
     created_at as second_at, null::text as version, null::text as prior,
@@ -167,7 +178,7 @@ def arguments(
     *,
     context: PassContext,
 ) -> tuple[object, ...]:
-    """The statement's parameters, $1..$18, in order."""
+    """The statement's parameters, $1..$19, in order."""
     return (
         agent_id,
         user_id,
@@ -187,6 +198,7 @@ def arguments(
         context.turn,
         context.final,
         context.with_call,
+        context.covers,
     )
 
 

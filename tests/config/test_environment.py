@@ -116,3 +116,38 @@ def test_report_is_one_configuration_error_line_per_problem() -> None:
         "configuration error: A: is not set",
         "configuration error: B: must be 1",
     ]
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        (
+            {"CALL_JOURNAL_HEARTBEAT_SECONDS": "5", "CALL_JOURNAL_LOST_AFTER_SECONDS": "14.9"},
+            "CALL_JOURNAL_LOST_AFTER_SECONDS",
+        ),
+        (
+            {"CALL_JOURNAL_LOST_AFTER_SECONDS": "60", "CALL_JOURNAL_DROP_AFTER_SECONDS": "59"},
+            "CALL_JOURNAL_DROP_AFTER_SECONDS",
+        ),
+        ({"CALL_JOURNAL_HEARTBEAT_SECONDS": "0.09"}, "CALL_JOURNAL_HEARTBEAT_SECONDS"),
+    ],
+)
+def test_journal_bounds_past_their_limits_are_named(env: dict[str, str], named: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        environment.read(env)
+    assert str(caught.value).startswith(named)
+
+
+def test_journal_bounds_at_their_limits_are_accepted() -> None:
+    settings = environment.read(
+        {
+            "CALL_JOURNAL_HEARTBEAT_SECONDS": "1",
+            "CALL_JOURNAL_LOST_AFTER_SECONDS": "3",
+            "CALL_JOURNAL_DROP_AFTER_SECONDS": "3",
+        }
+    )
+    assert settings.call_journal_drop_after_seconds == 3.0
+    assert (
+        environment.read({"CALL_JOURNAL_HEARTBEAT_SECONDS": "0.1"}).call_journal_heartbeat_seconds
+        == 0.1
+    )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import asyncpg
 
 from memory.api import Memory
+from memory.settings import NO_BRIEF
+from memory.store import JournalEntry, JournalHeader, append_entries, open_journal
 from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, delete_op, stored, update_op
 
@@ -46,12 +50,29 @@ async def say(
     assert result.error is None, result.error
 
 
+async def journal(pool: asyncpg.Pool, user: str, heard: str) -> None:
+    """A running call's journal (`lifecycle.journal`) that has heard `heard`."""
+    header = JournalHeader(
+        f"AJ_{user}", "support", user, "Note pets.", NO_BRIEF, "call.ended", datetime.now(UTC)
+    )
+    journal_id = await open_journal(pool, header)
+    assert await append_entries(pool, journal_id, [JournalEntry(0, "user", heard)])
+
+
 async def test_delete_all_leaves_no_erased_text_in_any_table(
     memory: Memory, model_server: ModelServer, pool: asyncpg.Pool
 ) -> None:
-    """Current facts, closed versions (updated, deleted) and summaries go; a neighbour's stay."""
-    gone = ["zanzibarquokka", "quetzalmarmot", "okapiwombat", "narwhalsummary", "ibexsummary"]
-    kept = ["keptaxolotl", "keptsummarylemur"]
+    """Current facts, closed versions (updated, deleted), summaries and what a running call
+    journalled go; a neighbour's stay."""
+    gone = [
+        "zanzibarquokka",
+        "quetzalmarmot",
+        "okapiwombat",
+        "narwhalsummary",
+        "ibexsummary",
+        "heardtapir",
+    ]
+    kept = ["keptaxolotl", "keptsummarylemur", "keptheardlynx"]
     await say(
         memory,
         model_server,
@@ -71,11 +92,14 @@ async def test_delete_all_leaves_no_erased_text_in_any_table(
     await say(
         memory, model_server, "u2", add_op("Has a keptaxolotl."), summary="A keptsummarylemur call."
     )
+    await journal(pool, "u1", "My heardtapir is ill.")
+    await journal(pool, "u2", "My keptheardlynx is fine.")
     assert set(await where_found(pool, gone)) == {
         f"{SCHEMA}.memory_facts",
         f"{SCHEMA}.memory_fact_versions",
         f"{SCHEMA}.memory_calls",
         f"{SCHEMA}.memory_ops",  # the ops log holds fact text for its listeners
+        f"{SCHEMA}.call_journal_entries",  # what a running call heard
     }
     erased = await memory.delete_all("support", "u1")
     assert erased.data is not None and erased.data.deleted == 1 + 2  # facts + call records
@@ -84,7 +108,9 @@ async def test_delete_all_leaves_no_erased_text_in_any_table(
         f"{SCHEMA}.memory_facts",
         f"{SCHEMA}.memory_calls",
         f"{SCHEMA}.memory_ops",  # the neighbour's events stay
+        f"{SCHEMA}.call_journal_entries",
     }
+    assert await pool.fetchval(f"select count(*) from {SCHEMA}.call_journals") == 1
     left = await memory.history("support", "u1")
     assert left.data is not None and left.data.versions == ()
     assert (await stored(pool, "support", "u1"))["revision"] == 3  # kept and bumped

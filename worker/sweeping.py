@@ -1,0 +1,73 @@
+"""The sweeper in the worker's main process: one task held for the process's lifetime.
+
+`hold_sweeper` starts it when livekit's server has started (its `worker_started` event, on the
+server's own loop). Every worker of a deployment runs one; the leases in Postgres make exactly
+one act on each journal (`lifecycle.sweeper`). It uses its own small pool and memory, built
+from the main process's settings, and sweeps the journals of the catalog's agents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+from livekit.agents import AgentServer
+
+from callmemory import environment
+from callmemory.config import CallConfig
+from callmemory.runtime import new_runtime
+from infra.database import database_url
+from lifecycle.closing import SETTLE_SECONDS
+from lifecycle.sweeper import SweepConfig, Sweeper
+from worker.catalog import Catalog
+
+log = structlog.get_logger(__name__)
+
+LEASE_OVER_SAVE = 30.0
+"""How much longer than one save's bound a sweeper's lease on a journal lasts."""
+
+
+def sweep_config(settings: environment.Environment, call: CallConfig) -> SweepConfig:
+    """The bounds from the settings; a sweep every heartbeat interval."""
+    return SweepConfig(
+        lost_after_seconds=settings.call_journal_lost_after_seconds,
+        drop_after_seconds=settings.call_journal_drop_after_seconds,
+        interval_seconds=settings.call_journal_heartbeat_seconds,
+        lease_seconds=call.save_timeout_seconds + SETTLE_SECONDS + LEASE_OVER_SAVE,
+    )
+
+
+class SweeperTask:
+    """The main process's sweeper task; its failure is retrieved and logged by type."""
+
+    def __init__(self, config: CallConfig, sweep: SweepConfig, catalog: Catalog) -> None:
+        self._config = config
+        self._sweep = sweep
+        self._agents = frozenset(agent.name for agent in catalog)
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self.task is None:
+            self.task = asyncio.create_task(self._run(), name="journal-sweeper")
+            self.task.add_done_callback(_retrieve_failure)
+
+    async def _run(self) -> None:
+        url = database_url(self._config.database_url, self._config.data_dir)
+        runtime = new_runtime(self._config, url)
+        try:
+            await Sweeper(
+                runtime.pool, runtime.memory, self._agents.__contains__, self._sweep
+            ).run()
+        finally:
+            await runtime.aclose()
+
+
+def hold_sweeper(server: AgentServer, task: SweeperTask) -> SweeperTask:
+    """Start `task` once the server runs; the caller keeps the returned holder."""
+    server.once("worker_started", task.start)
+    return task
+
+
+def _retrieve_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("journal.sweeper_crashed", error_type=type(error).__name__)
