@@ -43,4 +43,5 @@ lint: setup
 bench: setup
 	$(BIN)/python -m bench.memory_bench
 	$(BIN)/python -m bench.voice_bench
+	$(BIN)/python -m bench.first_audio_bench
 	$(BIN)/python -m bench.search_bench

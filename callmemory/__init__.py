@@ -4,16 +4,19 @@
 playback (`transcript.sentences`); without it only replies that played to the end are saved.
 """
 
-from callmemory.attach import CallerMemory
+from callmemory.attach import PHONE_CALLERS, CallerMemory
 from callmemory.config import CallConfig
 from lifecycle.call import MemoryCall, SessionAlreadyStarted
+from lifecycle.opening import ConnectOptions
 from memory.settings import CodeDefaults
 from transcript.sentences import measurable
 
 __all__ = [
+    "PHONE_CALLERS",
     "CallConfig",
     "CallerMemory",
     "CodeDefaults",
+    "ConnectOptions",
     "MemoryCall",
     "SessionAlreadyStarted",
     "measurable",

@@ -1,12 +1,14 @@
-"""Caller memory for any LiveKit agent: a few lines in its entrypoint, before `session.start()`.
+"""Caller memory for any LiveKit agent: a declaration beside its server, one call to start.
 
-    memory = CallerMemory.from_env("front-desk", defaults=CodeDefaults(read=True, save=True,
-                                                                      identity_key="phoneNumber"))
+    server = AgentServer()
+    memory = CallerMemory.from_env("front-desk", defaults=PHONE_CALLERS, server=server)
 
     async def entrypoint(ctx: JobContext) -> None:
         session, agent = AgentSession(...), FrontDesk()
-        if await memory.attach(ctx, session, agent):
-            await session.start(agent=agent, room=ctx.room)
+        await memory.start(ctx, session, agent=agent, room=ctx.room)  # was: session.start(...)
+
+`memory.start` is `attach` followed by `session.start(...)` with the same keywords; call
+`attach` yourself to do something between the two.
 
 Turn mode: `CallerMemory(..., consolidate="turn")` runs one memory pass after each agent reply
 instead of one save at hang-up (`lifecycle.passes`). `memory.on("ops", fn)` registers a
@@ -23,29 +25,33 @@ line (an outbound dial failed and the job is already ending): then do not start 
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import structlog
-from livekit.agents import Agent, AgentSession, JobContext
+from livekit.agents import Agent, AgentServer, AgentSession, JobContext
 
 from callmemory import environment
 from callmemory.config import CallConfig, load_call_config
+from callmemory.process import in_main_process, job_database_url, prepare_database
 from callmemory.runtime import Runtime, new_runtime
 from infra import tracing
-from infra.database import database_url
 from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
 from lifecycle.journal import JournalSetup
 from lifecycle.metrics import MEMORY_READY_SECONDS
-from lifecycle.opening import Opening
+from lifecycle.opening import ConnectOptions, Opening
 from lifecycle.pass_schedule import CONSOLIDATE_MODES, DEFAULT_CONSOLIDATE, Consolidate
 from lifecycle.start import CallStart
 from memory.config import ConfigError
 from memory.contract import InvalidRequest, requests
 from memory.ops import Listener, Listeners
 from memory.settings import CodeDefaults
+
+PHONE_CALLERS = CodeDefaults(read=True, save=True, identity_key="phoneNumber")
+"""The usual declaration: recall before the greeting, save at the end, callers known by number."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,33 +89,77 @@ class CallerMemory:
         self._listeners.append(listener)
 
     @classmethod
-    def from_env(cls, agent_id: str, *, defaults: CodeDefaults | None = None) -> CallerMemory:
-        """Declare the agent; a malformed variable is named now, at start-up.
+    def from_env(
+        cls,
+        agent_id: str,
+        *,
+        defaults: CodeDefaults | None = None,
+        server: AgentServer | None = None,
+    ) -> CallerMemory:
+        """Declare the agent at import; a malformed variable ends the process with one line.
 
-        The environment is read again in each job process, which inherits it.
+        Every problem is printed as `configuration error: ...` on stderr and the process exits
+        with status 2 (no traceback). `server`: its `shutdown_process_timeout` is set to
+        `shutdown_process_timeout`, so a job outlives its save. In a worker's main process
+        about to serve calls (`start`, `dev`, `console`, `connect`) without `DATABASE_URL`,
+        the embedded Postgres is started now (`callmemory.process`). The environment is read
+        again in each job process, which inherits it.
         """
         environment.load_env_local()  # `.env.local`, for this process and its job processes
-        load_call_config()
-        return cls(agent_id, defaults or CodeDefaults())
+        try:
+            config = load_call_config()
+            memory = cls(agent_id, defaults or CodeDefaults())
+            prepare_database(config, sys.argv, main_process=in_main_process())
+        except ConfigError as exc:
+            print(environment.report(exc), file=sys.stderr)
+            raise SystemExit(2) from None
+        if server is not None:
+            server.update_options(shutdown_process_timeout=config.shutdown_process_timeout)
+        return memory
 
     @property
     def shutdown_process_timeout(self) -> float:
         """For `AgentServer(shutdown_process_timeout=...)`: a job outlives its save."""
         return self._config().shutdown_process_timeout
 
-    async def attach(
-        self, ctx: JobContext, session: AgentSession[Any], agent: Agent
+    async def start(
+        self,
+        ctx: JobContext,
+        session: AgentSession[Any],
+        *,
+        agent: Agent,
+        connect: ConnectOptions | None = None,
+        **options: Any,
     ) -> MemoryCall | None:
-        """Memory on this call, ready before `session.start()`; None when nobody answered."""
+        """`attach`, then `session.start(agent=agent, **options)` unless nobody answered."""
+        call = await self.attach(ctx, session, agent, connect=connect)
+        if call is not None:
+            await session.start(agent=agent, **options)
+        return call
+
+    async def attach(
+        self,
+        ctx: JobContext,
+        session: AgentSession[Any],
+        agent: Agent,
+        *,
+        connect: ConnectOptions | None = None,
+    ) -> MemoryCall | None:
+        """Memory on this call, ready before `session.start()`; None when nobody answered.
+
+        `connect`: the agent's `ctx.connect(...)` keywords (encryption, auto-subscribe, ...):
+        attach joins the room with them. An agent that connects itself before attach keeps
+        its own options; a `ctx.connect()` after attach does nothing (the room is joined).
+        """
         if session.agent_state != "initializing":
             raise SessionAlreadyStarted()
         # every event of this call (call.*, memory.*) carries the room and job, never a number
         structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
         config = self._config()  # given, or this call's one read of the environment
         tracing.configure(config.tracing_endpoint)
-        runtime = new_runtime(config, database_url(config.database_url, config.data_dir))
+        runtime = new_runtime(config, job_database_url(config))
         started_at, opened_at = datetime.now(UTC), time.monotonic()
-        start = await self._on_the_line(ctx, runtime, config, started_at)
+        start = await self._on_the_line(ctx, runtime, config, started_at, connect)
         if start is None:
             await runtime.aclose()  # an outbound dial failed: nothing was heard, nothing is saved
             return None
@@ -137,13 +187,18 @@ class CallerMemory:
         return call
 
     async def _on_the_line(
-        self, ctx: JobContext, runtime: Runtime, config: CallConfig, started_at: datetime
+        self,
+        ctx: JobContext,
+        runtime: Runtime,
+        config: CallConfig,
+        started_at: datetime,
+        connect: ConnectOptions | None,
     ) -> CallStart | None:
         """Begin the memory work at room open, then join and wait for (or dial) the caller."""
         budget = config.recall_budget_seconds
         opening = Opening(runtime, self.agent_id, self.defaults, budget_seconds=budget)
         try:
-            return await opening.join(ctx, started_at=started_at)
+            return await opening.join(ctx, started_at=started_at, connect=connect)
         except BaseException:
             await runtime.aclose()
             raise

@@ -12,7 +12,7 @@ from __future__ import annotations
 from livekit.agents import Agent
 from livekit.agents.llm.chat_context import Instructions
 
-from lifecycle.context import PLACEHOLDER, memory_context, with_memory
+from lifecycle.context import PLACEHOLDER, appended_level, memory_context, with_memory
 from memory.contract import Recall
 
 AgentInstructions = str | Instructions
@@ -27,7 +27,8 @@ def with_memory_placed(instructions: AgentInstructions, recall: Recall | None) -
     if any(part and PLACEHOLDER.search(part) for part in parts):
         common, audio, text = (_placed(p, recall) for p in parts)
         return Instructions(common or "", audio=audio, text=text, dynamic=instructions.dynamic)
-    block = memory_context(recall) if recall is not None else None
+    stable = "\n\n".join(p for p in (instructions.common, instructions.dynamic) if p)
+    block = memory_context(recall, appended_level(stable)) if recall is not None else None
     if block is None:
         return instructions
     dynamic = f"{instructions.dynamic}\n\n{block}" if instructions.dynamic else block

@@ -17,11 +17,12 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 import asyncpg
 import structlog
-from livekit.agents import JobContext
+from livekit import rtc
+from livekit.agents import AutoSubscribe, JobContext
 
 from infra.deadline import ABANDONED, Abandoned, Deadline, Late, within
 from lifecycle.recall import over_budget, without
@@ -36,6 +37,15 @@ from sip.line import connect_caller
 log = structlog.get_logger(__name__)
 
 STEPS = ("pool", "capability", "settings")
+
+
+class ConnectOptions(TypedDict, total=False):
+    """The keywords of livekit's `JobContext.connect`, passed on to it as they are."""
+
+    encryption: rtc.E2EEOptions | None
+    auto_subscribe: AutoSubscribe
+    rtc_config: rtc.RtcConfiguration | None
+    single_peer_connection: bool | None
 
 
 class Backend(Protocol):
@@ -117,14 +127,19 @@ class Opening:
             self._agent_id, settings, line, deadline=deadline, started_at=started_at, run_id=run_id
         )
 
-    async def join(self, ctx: JobContext, *, started_at: datetime) -> CallStart | None:
+    async def join(
+        self, ctx: JobContext, *, started_at: datetime, connect: ConnectOptions | None = None
+    ) -> CallStart | None:
         """Join the room, wait for (or dial) the caller, then decide the call's start.
 
-        None when nobody came on the line (an outbound dial failed and the job is ending).
+        `connect`: the agent's options for `ctx.connect()`. A room the agent already joined
+        itself (its own `ctx.connect(...)` before attach) is used as it is: livekit's connect
+        does nothing the second time. None when nobody came on the line (an outbound dial
+        failed and the job is ending).
         """
         metadata = parse_job_metadata(ctx.job.metadata)  # read once: the dial and the identity
         try:
-            await ctx.connect()
+            await ctx.connect(**(connect or {}))
             caller = await connect_caller(ctx, metadata)
         except BaseException:
             self.abandon()

@@ -214,11 +214,13 @@ def fake_session(
     tts_model: tts.TTS[Any] | None = None,
     stt_model: FakeSTT | None = None,
     aligned_transcript: bool = False,
+    preemptive: bool = False,
 ) -> AgentSession[None]:
     """An AgentSession with deterministic turn handling and no room, VAD or warm-up.
 
     With `stt_model` the user's turns end on STT end-of-speech and interim transcripts barge in;
-    without, turns are manual (`generate_reply(user_input=...)`).
+    without, turns are manual (`generate_reply(user_input=...)`). `preemptive`: livekit's
+    preemptive generation (the reply's request starts on the final transcript).
     """
     return AgentSession(
         stt=stt_model if stt_model is not None else NOT_GIVEN,
@@ -229,7 +231,7 @@ def fake_session(
             "turn_detection": "stt" if stt_model is not None else "manual",
             "endpointing": {"min_delay": 0.05, "max_delay": 0.3},
             "interruption": {"min_duration": 0.0, "resume_false_interruption": False},
-            "preemptive_generation": {"enabled": False},
+            "preemptive_generation": {"enabled": preemptive},
         },
         aec_warmup_duration=None,
         user_away_timeout=None,

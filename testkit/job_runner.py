@@ -20,6 +20,7 @@ from typing import Any
 import asyncpg
 from livekit.agents import (
     DEFAULT_API_CONNECT_OPTIONS,
+    Agent,
     AgentServer,
     AgentSession,
     APIConnectionError,
@@ -33,7 +34,7 @@ from livekit.agents.job import JobAcceptArguments, RunningJobInfo
 from livekit.protocol import agent, models
 
 from testkit.fake_devices import FakeCallIO, fake_session, wait_until, wire
-from testkit.fake_models import FakeLLM, FakeLLMStream, LLMCall
+from testkit.fake_models import FakeLLM, FakeLLMStream, FakeSTT, LLMCall
 from testkit.mock_room import MockRoom
 from worker.agent import build_server
 
@@ -104,13 +105,25 @@ class FakeCallSide:
     io: FakeCallIO | None = None
     ctx: JobContext | None = None
     llm: ScriptedLLM | None = None
+    stt: FakeSTT | None = None
+    speech: bool = False
+    """The caller speaks through a fake STT (turns end on its end of speech), not manual turns."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """The session options the agent's code asked for (its own models replaced by fakes)."""
     closes: list[str] = field(default_factory=list)
     """The session's close reasons, in order."""
 
-    def __call__(self, *_: Any) -> AgentSession[Any]:
-        """Called as the worker's factory (with its models) or the example's (with nothing)."""
+    def __call__(self, *_: Any, **options: Any) -> AgentSession[Any]:
+        """Called as the worker's factory (with its models), the front desk's (with nothing)
+        or in place of `AgentSession(...)` (with the agent's options: its preemptive
+        generation is kept, its models are replaced)."""
         self.llm = ScriptedLLM([GREETING, *self.replies], word_delay=self.llm_word_delay)
-        session = fake_session(llm_model=self.llm)
+        self.options = options
+        self.stt = FakeSTT() if self.speech else None
+        preemptive = options.get("turn_handling", {}).get("preemptive_generation", {})
+        session = fake_session(
+            llm_model=self.llm, stt_model=self.stt, preemptive=preemptive.get("enabled", False)
+        )
         self.io = wire(session, mic=True)  # a mic, so RoomIO opens no track of its own
         self.ctx = get_job_context()
         self.room.loop = asyncio.get_running_loop()
@@ -118,6 +131,30 @@ class FakeCallSide:
         self.built_at = time.monotonic()
         session.on("close", lambda ev: self.closes.append(ev.reason.value))
         return session
+
+    async def fake_agent_llm(self, within: float = 10.0) -> None:
+        """Once the session runs, its agent's own LLM (set on the `Agent`) is the fake one.
+
+        livekit's public `Agent.update_options` swaps it on the running agent; an agent with
+        no greeting of its own has made no request yet.
+        """
+        await wait_until(lambda: self._agent() is not None, within=within)
+        agent = self._agent()
+        assert agent is not None
+        self.in_job(agent.update_options, llm=self.llm)
+        await wait_until(lambda: agent.llm is self.llm, within=within)
+
+    def _agent(self) -> Agent | None:
+        try:
+            return self.session.current_agent if self.session is not None else None
+        except RuntimeError:  # livekit: the session runs no agent yet
+            return None
+
+    async def say(self, text: str) -> None:
+        """The caller says `text` (interim words, final transcript, end of speech)."""
+        assert self.stt is not None and self.room.loop is not None, "a speaking side"
+        said = asyncio.run_coroutine_threadsafe(self.stt.say_user(text), self.room.loop)
+        await asyncio.wrap_future(said)
 
     def in_job(self, fn: Any, *args: Any, **kwargs: Any) -> None:
         """Call `fn` on the job's loop (livekit objects belong to it)."""

@@ -11,15 +11,24 @@ with one addition: after each sentence's last frame it pushes an empty timed tra
 start is the sentence's measured end, just before the adapter flushes, so it rides on the
 sentence's final frame. `measurable(tts)` returns what a session should be given so every
 interrupted reply can be measured.
+
+What it costs: nothing for a non-streaming TTS (livekit wraps it in the same adapter anyway)
+and nothing for a streaming TTS that reports word timestamps (returned untouched, still
+streaming). A streaming TTS without timestamps loses its streaming: each sentence is synthesized
+once the model has written all of it, so a reply's first audio waits for its first sentence
+(figures in docs/performance.md); `transcript.streaming_tts_wrapped` is logged once per TTS.
 """
 
 from __future__ import annotations
 
 from typing import Any, cast
 
+import structlog
 from livekit import rtc
 from livekit.agents import DEFAULT_API_CONNECT_OPTIONS, APIConnectOptions, tts
 from livekit.agents.voice.io import TimedString
+
+log = structlog.get_logger(__name__)
 
 
 class SentenceEndsAdapter(tts.StreamAdapter):
@@ -34,13 +43,16 @@ class SentenceEndsAdapter(tts.StreamAdapter):
 def measurable(model: tts.TTS[Any]) -> tts.TTS[Any]:
     """A TTS whose audio frames carry timings: word timestamps as they are, else sentence ends.
 
-    A streaming TTS without aligned transcripts is also synthesized sentence by sentence (through
-    its `synthesize()`), trading streaming latency within a sentence for a measurable prefix.
+    A streaming TTS with word timestamps is returned as it is. A streaming TTS without them is
+    synthesized sentence by sentence (through its `synthesize()`), trading its streaming for a
+    measurable prefix: turn on its timestamps instead where the provider offers them.
     """
     if model.capabilities.streaming and model.capabilities.aligned_transcript:
         return model
     if isinstance(model, SentenceEndsAdapter):
         return model
+    if model.capabilities.streaming:
+        log.warning("transcript.streaming_tts_wrapped", tts=model.label)
     return SentenceEndsAdapter(tts=model)
 
 

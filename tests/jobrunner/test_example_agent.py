@@ -1,8 +1,8 @@
 """The example agent of `docs/attach.md` (`examples/front_desk.py`) under livekit's job runner.
 
-The agent is the developer's own: its instructions say where memory goes (`{{MEMORY}}`), it
-greets in its own `on_enter` and has its own function tool. Its entrypoint runs unchanged in a
-fake job (THREAD executor, livekit's mock room) with an inbound SIP caller; the only
+The agent is the developer's own: its instructions say nothing of memory (the block is
+appended), it greets in its own `on_enter` and has its own function tool. Its entrypoint runs
+unchanged in a fake job (THREAD executor, livekit's mock room) with an inbound SIP caller; the only
 substitution is its session factory (`sessions=`: fake models and audio I/O). The agent's
 identity key is declared only in the example's code, so its first call also binds it.
 """
@@ -84,8 +84,8 @@ async def test_the_example_recalls_before_its_own_greeting_uses_its_tool_and_sav
 
     greeting, asked, answered = (call.chat_ctx for call in fake.calls)
     said = instructions_of(greeting)  # the greeting's own request, from the agent's on_enter
-    assert said.startswith("You answer the phone at Oak Street Dental.")
-    assert REMEMBERED in said and "{{MEMORY}}" not in said  # recalled, placed at {{MEMORY}}
+    assert said.startswith("You answer the phone at Oak Street Dental.\n\n## Memory of this")
+    assert REMEMBERED in said  # recalled, appended
     assert fake.tools[0] == ["opening_hours"]  # the agent's own tool, and no memory tools
 
     assert tool_outputs(asked) == [] and len(tool_outputs(answered)) == 1

@@ -40,10 +40,15 @@ def test_the_agent_id_is_a_memory_scope(agent_id: str, ok: bool) -> None:
         CallerMemory(agent_id)
 
 
-def test_from_env_names_a_bad_variable_at_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_from_env_names_a_bad_variable_at_start_up(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("CALL_RECALL_BUDGET_SECONDS", "soon")
-    with pytest.raises(ConfigError, match="CALL_RECALL_BUDGET_SECONDS"):
+    with pytest.raises(SystemExit) as exited:
         CallerMemory.from_env("front-desk", defaults=KEYED)
+    assert exited.value.code == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("configuration error: CALL_RECALL_BUDGET_SECONDS: ")
     monkeypatch.setenv("CALL_RECALL_BUDGET_SECONDS", "0.5")
     monkeypatch.setenv("STACKBONE_MEMORY_TIMEOUT_SECONDS", "4")
     monkeypatch.setenv("CALL_SAVE_TIMEOUT_SECONDS", "12")

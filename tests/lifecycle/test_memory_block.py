@@ -74,3 +74,53 @@ def test_placeholder_without_memory_renders_the_empty_marker(memory: Recall | No
 def test_remembered_text_is_never_substituted_again() -> None:
     text = with_memory("{{MEMORY}}", recall(["Wrote {{MEMORY}} and \\1 in a form."], []))
     assert "> Wrote {{MEMORY}} and \\1 in a form." in text
+
+
+def _calls_of(seconds: float) -> Recall:
+    return Recall((), (CallRecord("1", LATER, seconds, None, None, "Asked.", LATER),))
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        (4.0, "under a minute"),
+        (59.9, "under a minute"),
+        (60.0, "1 min"),
+        (89.0, "1 min"),
+        (91.0, "2 min"),
+        (185.0, "3 min"),
+    ],
+)
+def test_a_call_s_length_is_never_rounded_up_to_a_minute(seconds: float, shown: str) -> None:
+    block = memory_context(_calls_of(seconds))
+    assert block is not None
+    assert f"#### Call on 2026-11-30 ({shown})\n> Asked." in block
+
+
+NESTED = "# Role\nYou answer the phone.\n\n## Tone\nBe brief.\n\n### Examples\nHello."
+
+
+@pytest.mark.parametrize(
+    ("instructions", "title"),
+    [
+        ("Be kind.", "## Memory"),  # no heading: the usual level
+        (NESTED, "# Memory"),  # a sibling of the top section, not under "### Examples"
+        ("## Role\nHelp.\n\n### Tools\nUse them.", "## Memory"),
+        ("### Role\nHelp.\n#### Notes\nNone.", "### Memory"),
+        ("##### Deep\nHelp.", "#### Memory"),  # its calls stay within markdown's six levels
+        ("Help.\n```\n# not a heading\n```", "## Memory"),  # code fences hold no headings
+        ("#hashtag is not a heading", "## Memory"),
+    ],
+)
+def test_an_appended_block_is_a_section_of_its_own(instructions: str, title: str) -> None:
+    placed = with_memory(instructions, recall(["Has a dog."], ["Asked."]))
+    block = placed.removeprefix(f"{instructions}\n\n")
+    level = title.index(" ")
+    assert block.startswith(f"{title} of this caller\n\n{HEADING}")
+    assert f"\n{'#' * (level + 1)} Fact id-0 (since 2026-10-26)\n" in block
+    assert f"\n{'#' * (level + 2)} Call on 2026-11-30 (caller_hung_up, 3 min)\n" in block
+
+
+def test_the_placeholder_keeps_the_usual_level_wherever_it_sits() -> None:
+    placed = with_memory(f"{NESTED}\n\n{{{{MEMORY}}}}", recall(["Has a dog."], []))
+    assert f"\n\n{TITLE}\n\n{HEADING}" in placed and "\n# Memory" not in placed
