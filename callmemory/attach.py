@@ -23,6 +23,7 @@ line (an outbound dial failed and the job is already ending): then do not start 
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -125,7 +126,7 @@ class CallerMemory:
             setup,
             register_shutdown=ctx.add_shutdown_callback,
             room=ctx.room,
-            after_save=runtime.aclose,
+            after_save=functools.partial(_close, runtime),
             data_room=ctx.room,
         )
         MEMORY_READY_SECONDS.observe(time.monotonic() - opened_at)
@@ -145,3 +146,9 @@ class CallerMemory:
 
     def _config(self) -> CallConfig:
         return self.config if self.config is not None else load_call_config()
+
+
+async def _close(runtime: Runtime) -> None:
+    """After the save: the job's pool, then its spans (a job process exits without exit hooks)."""
+    await runtime.aclose()
+    await tracing.flush()
