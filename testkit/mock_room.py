@@ -53,6 +53,17 @@ class MockRoom:
         """The job's event loop; the session factory sets it when the job builds its session."""
         self.reset()
 
+    @classmethod
+    def of_this_job(cls) -> MockRoom:
+        """In a job process (one job each): its room as the job runner left it, emptied of
+        livekit's default participant, on the running loop. Not reset: the handlers the job
+        runner registered stay."""
+        mock = cls.__new__(cls)
+        mock.room = create_mock_room()
+        mock.room.remote_participants = {}
+        mock.loop = asyncio.get_running_loop()
+        return mock
+
     def reset(self) -> None:
         """Empty the room and forget its handlers, for the next job."""
         self.room.reset_mock()

@@ -2,8 +2,10 @@
 
 `python -m worker.agent start|dev|console` runs the LiveKit CLI. The main process resolves the
 database (starting the embedded one when `DATABASE_URL` is unset), applies migrations, offers
-the catalog's identity keys and sweeps the journals of dead jobs; each job process then serves
-one call.
+the catalog's identity keys and sweeps the journals of dead jobs (`worker.sweeping`); each job
+process then serves one call. livekit's setup hook (`prepare_job_process`) routes our events
+into livekit's log forwarding in every job process, and the main process says which call a job
+process was serving when it dies (`worker.job_watch`).
 """
 
 from __future__ import annotations
@@ -15,15 +17,17 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
-from livekit.agents import AgentServer, AgentSession, JobContext, cli
+from livekit.agents import AgentServer, AgentSession, JobContext, JobProcess, cli
 
 from callmemory import CallerMemory, environment
 from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN
+from infra.logs import configure_job_logging, scrub_livekit_content
 from infra.migrate import MigrationLockTimeout
 from memory.config import ConfigError
 from worker.catalog import default_catalog
 from worker.config import VoiceModels, worker_config
 from worker.greeter import Greeter
+from worker.job_watch import watch_job_processes
 from worker.session import ROOM_OPTIONS, build_session
 from worker.startup import needs_preparation, prepare_main_process, served_agent
 from worker.sweeping import SweeperTask, hold_sweeper, sweep_config
@@ -36,6 +40,14 @@ SessionFactory = Callable[[VoiceModels], AgentSession[Any]]
 The one seam of the entrypoint: tests pass a factory with fake models and audio I/O, and
 everything else (room, participants, job shutdown) runs through livekit's own job machinery.
 """
+
+
+def prepare_job_process(_: JobProcess) -> None:
+    """livekit's setup hook, once in each job process before its first job: our events into
+    livekit's forwarding handler, livekit's content fields blanked before they leave. (The
+    THREAD executor runs it in the main process, where logging is configured already.)"""
+    configure_job_logging()
+    scrub_livekit_content()
 
 
 async def entrypoint(ctx: JobContext, sessions: SessionFactory = build_session) -> None:
@@ -67,18 +79,26 @@ def build_server(
         shutdown_process_timeout=save_timeout_seconds + SHUTDOWN_PROCESS_TIMEOUT_MARGIN,
         prometheus_port=metrics_port,
         prometheus_multiproc_dir=metrics_dir,
+        setup_fnc=prepare_job_process,
     )
     server.rtc_session(functools.partial(entrypoint, sessions=sessions), agent_name=agent_name)
     return server
 
 
 def main() -> None:
-    if not needs_preparation(sys.argv[1:]):
-        cli.run_app(build_server(next(iter(default_catalog())).name, SAVE_TIMEOUT_FOR_HELP))
-        return
+    cli.run_app(prepared_server(sys.argv[1:]))
+
+
+def prepared_server(argv: list[str], sessions: SessionFactory = build_session) -> AgentServer:
+    """The server for the CLI subcommand `argv[0]`, the main process prepared for it.
+
+    A configuration error is printed (every problem named) and ends the process with code 2.
+    """
+    if not needs_preparation(argv):
+        return build_server(next(iter(default_catalog())).name, SAVE_TIMEOUT_FOR_HELP, sessions)
     environment.load_env_local()
     try:
-        main = asyncio.run(prepare_main_process(sys.argv[1:]))
+        main = asyncio.run(prepare_main_process(argv))
     except ConfigError as exc:
         print(environment.report(exc), file=sys.stderr)
         raise SystemExit(2) from None
@@ -89,14 +109,13 @@ def main() -> None:
     metrics_dir = None if port is None else multiprocess_dir(main.settings.prometheus_multiproc_dir)
     call = main.config.call
     server = build_server(
-        main.agent, call.save_timeout_seconds, metrics_port=port, metrics_dir=metrics_dir
+        main.agent, call.save_timeout_seconds, sessions, metrics_port=port, metrics_dir=metrics_dir
     )
     # the journals of dead jobs, swept for the life of this process (`worker.sweeping`)
-    sweeper = hold_sweeper(
-        server, SweeperTask(call, sweep_config(main.settings, call), default_catalog())
-    )
-    cli.run_app(server)
-    del sweeper
+    hold_sweeper(server, SweeperTask(call, sweep_config(main.settings, call), default_catalog()))
+    watch_job_processes(server)
+    server.on("worker_started", scrub_livekit_content)  # livekit's handler exists by then
+    return server
 
 
 def multiprocess_dir(configured: str | None) -> str:

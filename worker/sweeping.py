@@ -62,8 +62,13 @@ class SweeperTask:
             await runtime.aclose()
 
 
+_HELD: list[SweeperTask] = []
+"""Sweepers held for the life of the process (the server drops its listener once it fired)."""
+
+
 def hold_sweeper(server: AgentServer, task: SweeperTask) -> SweeperTask:
-    """Start `task` once the server runs; the caller keeps the returned holder."""
+    """Start `task` once the server runs, held for the life of this process."""
+    _HELD.append(task)
     server.once("worker_started", task.start)
     return task
 

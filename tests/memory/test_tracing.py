@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import asyncpg
 import pytest
-from aiohttp import web
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -21,6 +19,7 @@ from memory.api import open_memory
 from memory.config import MemoryConfig
 from memory.store._facts import MemoryStore
 from testkit.model_server import ModelServer
+from testkit.otlp_collector import otlp_collector
 from tests.memory.helpers import add_op
 
 USER = "+34600111222"
@@ -75,22 +74,8 @@ async def test_without_an_exporter_there_are_no_spans(
 
 @pytest.fixture
 async def collector() -> AsyncIterator[tuple[str, list[bytes]]]:
-    received: list[bytes] = []
-
-    async def traces(request: web.Request) -> web.Response:
-        received.append(await request.read())
-        return web.Response(status=200, content_type="application/x-protobuf")
-
-    app = web.Application()
-    app.router.add_post("/v1/traces", traces)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    yield f"http://127.0.0.1:{port}", received
-    await runner.cleanup()
+    async with otlp_collector() as (endpoint, received):
+        yield endpoint, received
 
 
 async def test_the_endpoint_variable_exports_over_otlp(

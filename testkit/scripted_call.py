@@ -1,0 +1,80 @@
+"""One phone call played inside a real job process (livekit's PROCESS executor).
+
+`ScriptedCall` is the session factory `worker.agent.build_server` hands to the entrypoint.
+Under the PROCESS executor livekit pickles the entrypoint, with this factory, into each job
+process, so it holds plain values only and does all its work there. When the job builds its
+session, the factory puts a SIP caller into livekit's mock room (a fake job runs on it), builds
+a real AgentSession on fake models and audio I/O, and plays the caller's part:
+
+- the greeting plays, then `ON_THE_LINE` is logged (through the job's log forwarding, like
+  every event of the job);
+- the caller hangs up `hang_up_after` seconds later and, `room_closes_after` seconds after
+  that, the room closes: the job ends with reason "room disconnected", as it does when LiveKit
+  closes an empty room;
+- or, with `hang_up_after=None`, the caller stays on the line until the worker stops or the
+  job process is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from livekit import rtc
+from livekit.agents import AgentSession, JobContext, get_job_context
+
+from testkit.fake_devices import FakeCallIO, fake_session, wait_until, wire
+from testkit.fake_models import FakeLLM
+from testkit.mock_room import SIP, MockRoom, participant
+
+log = structlog.get_logger(__name__)
+
+NUMBER = "+34600111222"
+GREETING = "Hello, how can I help?"
+ON_THE_LINE = "testkit.caller_on_line"
+"""Logged in the job process once the greeting has played: the call is under way."""
+SCRIPT_FAILED = "testkit.script_failed"
+
+_playing: set[asyncio.Task[None]] = set()
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedCall:
+    """The caller's part of one call; `hang_up_after=None`: never hang up."""
+
+    hang_up_after: float | None = 0.3
+    room_closes_after: float = 0.5
+    number: str = NUMBER
+
+    def __call__(self, *_: Any) -> AgentSession[Any]:
+        room = MockRoom.of_this_job()
+        attributes = {"sip.phoneNumber": self.number, "sip.ruleID": "rule-1"}
+        caller = participant("sip_caller", SIP, attributes)
+        room.join(caller)
+        session = fake_session(llm_model=FakeLLM([GREETING]))
+        call_io = wire(session, mic=True)  # a mic, so RoomIO opens no track of its own
+        task = asyncio.create_task(self._play(get_job_context(), room, caller, call_io))
+        _playing.add(task)
+        task.add_done_callback(_finished)
+        return session
+
+    async def _play(
+        self, ctx: JobContext, room: MockRoom, caller: rtc.RemoteParticipant, call_io: FakeCallIO
+    ) -> None:
+        await wait_until(lambda: call_io.speaker.segments != [], within=30)
+        log.info(ON_THE_LINE)
+        if self.hang_up_after is None:
+            return
+        await asyncio.sleep(self.hang_up_after)
+        room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
+        await asyncio.sleep(self.room_closes_after)
+        room.disconnect()
+        ctx.shutdown("room disconnected")
+
+
+def _finished(task: asyncio.Task[None]) -> None:
+    _playing.discard(task)
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error(SCRIPT_FAILED, error_type=type(error).__name__)

@@ -1,0 +1,149 @@
+"""A worker with real job processes, run as its own process group, its output read line by line.
+
+    async with worker_process("start", env, room="call-1", job_id="job-1") as worker:
+        await worker.wait_for_event("call.save_finished")
+        ...
+    worker.output        # the worker's stdout and stderr together, one string per line
+    worker.records()     # the lines that are JSON objects (`start` renders every record so)
+
+The worker is `testkit.process_worker` (`worker.agent`'s main with a scripted caller) under
+livekit's CLI, `start` or `dev`; its one call runs in a job process that livekit's forkserver
+starts. `hold=True` keeps the caller on the line: `job_pid()` finds the job process (from the
+`pid` livekit puts on every record a job process forwards) and `kill_job()` kills it.
+Leaving the block stops the worker like an orchestrator does (SIGTERM, then a drain); what is
+still running after `stop_within` seconds, forkserver and job processes included, is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Mode = Literal["start", "dev"]
+Record = dict[str, Any]
+
+ROOT = Path(__file__).resolve().parents[1]
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclass
+class WorkerProcess:
+    """The running worker: its process, its output so far, its one job."""
+
+    process: asyncio.subprocess.Process
+    room: str
+    job_id: str
+    output: list[str] = field(default_factory=list)
+
+    def records(self) -> list[Record]:
+        """Every output line that is a JSON object, in order."""
+        found = []
+        for line in self.output:
+            with suppress(ValueError):
+                value = json.loads(line)
+                if isinstance(value, dict):
+                    found.append(value)
+        return found
+
+    def job_records(self) -> list[Record]:
+        """The JSON records the job process forwarded (they carry its job id)."""
+        return [r for r in self.records() if r.get("job_id") == self.job_id]
+
+    def lines_with(self, text: str) -> list[str]:
+        """Output lines containing `text`, colour codes removed (for `dev`'s console lines)."""
+        plain = (_ANSI.sub("", line) for line in self.output)
+        return [line for line in plain if text in line]
+
+    async def wait_for(self, predicate: Callable[[], bool], within: float) -> None:
+        deadline = time.monotonic() + within
+        while not predicate():
+            if self.process.returncode is not None:
+                raise AssertionError(f"worker exited ({self.process.returncode}):\n{self.tail()}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"not seen within {within} s:\n{self.tail()}")
+            await asyncio.sleep(0.05)
+
+    async def wait_for_event(self, event: str, within: float = 60.0) -> None:
+        """Until a line of the output names `event` (JSON or console)."""
+        await self.wait_for(lambda: bool(self.lines_with(event)), within)
+
+    def forwarded(self) -> list[Record]:
+        """The job's records that came from its job process (the main process logs some with
+        the job id too, under its own pid)."""
+        return [r for r in self.job_records() if r.get("pid") != self.process.pid]
+
+    async def job_pid(self, within: float = 60.0) -> int:
+        """The job process's pid, from the first record it forwarded (`start` only)."""
+        await self.wait_for(lambda: bool(self.forwarded()), within)
+        return int(self.forwarded()[0]["pid"])
+
+    async def kill_job(self, sig: signal.Signals = signal.SIGKILL) -> int:
+        """Kill the job process (SIGKILL: no code of its own runs); returns its pid."""
+        pid = await self.job_pid()
+        os.kill(pid, sig)
+        return pid
+
+    def tail(self, lines: int = 40) -> str:
+        return "\n".join(self.output[-lines:])
+
+
+@asynccontextmanager
+async def worker_process(
+    mode: Mode,
+    env: Mapping[str, str],
+    *,
+    room: str = "call-room",
+    job_id: str = "job-process-1",
+    hold: bool = False,
+    cwd: Path,
+    stop_within: float = 30.0,
+) -> AsyncIterator[WorkerProcess]:
+    """`python -m testkit.process_worker ... mode` in `cwd`, with exactly `env` as its
+    environment (and this checkout on its `PYTHONPATH`)."""
+    args = ["-m", "testkit.process_worker", "--room", room, "--job", job_id]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *args,
+        *(["--hold"] if hold else []),
+        mode,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,  # its own process group: forkserver and job processes too
+    )
+    worker = WorkerProcess(process, room, job_id)
+    reading = asyncio.create_task(_read(process, worker.output))
+    try:
+        yield worker
+    finally:
+        await _stop(process, stop_within)
+        await reading
+
+
+async def _read(process: asyncio.subprocess.Process, output: list[str]) -> None:
+    assert process.stdout is not None
+    async for raw in process.stdout:
+        output.append(raw.decode(errors="replace").rstrip("\n"))
+
+
+async def _stop(process: asyncio.subprocess.Process, within: float) -> None:
+    """SIGTERM (a drain under `start`), then the whole process group after `within`."""
+    if process.returncode is None:
+        with suppress(ProcessLookupError):
+            process.send_signal(signal.SIGTERM)
+        with suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), within)
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # the group this worker leads, nothing else
+    await process.wait()
