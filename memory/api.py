@@ -1,6 +1,10 @@
 """The public memory API: add, recall, history and delete_all, each returning a result envelope.
 
 Inside, every step raises typed `MemoryFailure`s; this is the one place they become envelopes.
+Every call answers within its bound (docs/memory-contract.md#time-bounds): its database work
+runs under `infra.deadline.within` for the pool's command timeout (`database_timeout_seconds`),
+so a frozen server is given up on at the bound and the work is abandoned to the background
+(asyncpg alone waits up to twice the timeout: the query, then the cancel on release).
 Every write that changed facts emits one `memory.ops` event (`memory.ops`) to the
 listeners registered with `on("ops", fn)`, after it committed (its ops log row is written by
 the same statement).
@@ -16,6 +20,7 @@ from typing import TypeVar
 import structlog
 
 from infra import tracing
+from infra.deadline import Deadline, Late, within
 from memory.config import MemoryConfig, resolve_choice
 from memory.contract import (
     DEFAULT_RECALL_CALLS,
@@ -24,8 +29,10 @@ from memory.contract import (
     History,
     MemoryFailure,
     PassContext,
+    PersistFailed,
     Recall,
     Result,
+    Unavailable,
     Written,
     plan,
     requests,
@@ -53,6 +60,16 @@ async def _enveloped(work: Callable[[], Awaitable[T]]) -> Result[T]:
         return Result.ok(await work())
     except MemoryFailure as failure:
         return Result.failed(failure)
+
+
+async def _bounded(
+    work: Awaitable[T], seconds: float, step: str, failure: type[MemoryFailure] = Unavailable
+) -> T:
+    """`work` within `seconds`; past them `failure`, and the work is abandoned, never awaited."""
+    try:
+        return await within(Deadline.after(seconds), work, step=step)
+    except Late:
+        raise failure(f"{step}: no answer within {seconds:g} seconds") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +112,7 @@ class Memory:
         async def work() -> Recall:
             scope = requests.agent_id(agent_id), requests.user_id(user_id)
             limit = requests.recall_calls(calls)
-            await self._store.ensure_capability()
-            return await self._store.recall(*scope, limit)
+            return await self._database(lambda: self._store.recall(*scope, limit), "recall")
 
         with tracing.span("memory.recall", agent_id) as span:
             result = await _enveloped(work)
@@ -109,21 +125,37 @@ class Memory:
             )
         return result
 
+    def _database(
+        self,
+        work: Callable[[], Awaitable[T]],
+        step: str,
+        failure: type[MemoryFailure] = Unavailable,
+        seconds: float | None = None,
+    ) -> Awaitable[T]:
+        """The capability check (cached after the first success), then `work`, within the
+        command timeout (or `seconds`); past it `failure`."""
+
+        async def capable() -> T:
+            await self._store.ensure_capability()
+            return await work()
+
+        bound = self._config.database_timeout_seconds if seconds is None else seconds
+        return _bounded(capable(), bound, f"memory.{step}", failure)
+
     async def history(self, agent_id: object, user_id: object) -> Result[History]:
         """Every kept version of the person's facts, current ones included (see `History`)."""
 
         async def work() -> History:
             scope = requests.agent_id(agent_id), requests.user_id(user_id)
-            await self._store.ensure_capability()
-            return await self._store.history(*scope)
+            return await self._database(lambda: self._store.history(*scope), "history")
 
         return await _enveloped(work)
 
     async def delete_all(self, agent_id: object, user_id: object) -> Result[DeleteOutcome]:
         async def work() -> DeleteOutcome:
             scope = requests.agent_id(agent_id), requests.user_id(user_id)
-            await self._store.ensure_capability()
-            return DeleteOutcome(deleted=await self._store.delete_all(*scope))
+            erased = await self._database(lambda: self._store.delete_all(*scope), "delete_all")
+            return DeleteOutcome(deleted=erased)
 
         return await _enveloped(work)
 
@@ -190,8 +222,7 @@ class Memory:
         metadata = requests.call_metadata(request.call)
         policy = requests.instructions(request.instructions)
         compiled_brief = parse_brief(request.brief)
-        await self._store.ensure_capability()
-        snapshot = await self._store.snapshot(agent, user)
+        snapshot = await self._database(lambda: self._store.snapshot(agent, user), "snapshot")
         if snapshot.guidance_error is not None:  # the built-in guidance runs, and that is said
             log.warning("memory.guidance_unreadable", error_code=snapshot.guidance_error)
         choice = resolve_choice(self._config, snapshot.model, snapshot.reasoning_effort)
@@ -216,8 +247,10 @@ class Memory:
         context = PassContext(
             choice.model, record.latency_ms, request.turn, request.final, with_call=request.final
         )
-        written = await self._store.write(
-            agent, user, snapshot, validated, metadata, context=context
+        written = await self._database(
+            lambda: self._store.write(agent, user, snapshot, validated, metadata, context=context),
+            "write",
+            PersistFailed,
         )
         self._search.indexer.schedule()  # vectors of the new facts, off the call path
         record.outcome = "saved"
@@ -238,8 +271,13 @@ class Memory:
 
         async def work() -> SearchOutcome:
             request = search_request(agent_id, query, user_id, k, mode)
-            await self._store.ensure_capability()
-            return await self._search.run(request)
+            config = self._config
+            seconds = config.database_timeout_seconds + (
+                config.embedding_timeout_seconds if config.embedding_model else 0.0
+            )
+            return await self._database(
+                lambda: self._search.run(request), "search", seconds=seconds
+            )
 
         return await _enveloped(work)
 

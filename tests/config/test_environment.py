@@ -8,6 +8,7 @@ import pytest
 from dotenv import dotenv_values
 
 from callmemory import environment
+from callmemory.config import memory_config, pool_timeouts
 from memory.config import ConfigError
 from tests.docs_pages import documented_variables
 
@@ -116,3 +117,10 @@ def test_report_is_one_configuration_error_line_per_problem() -> None:
         "configuration error: A: is not set",
         "configuration error: B: must be 1",
     ]
+
+
+def test_the_command_timeout_bounds_the_pool_and_every_public_memory_call() -> None:
+    settings = environment.read({"DATABASE_COMMAND_TIMEOUT_SECONDS": "2.5"})
+    assert pool_timeouts(settings).command_seconds == 2.5
+    assert memory_config(settings).database_timeout_seconds == 2.5
+    assert memory_config(environment.read({})).database_timeout_seconds == 5.0
