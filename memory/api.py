@@ -2,9 +2,8 @@
 
 Inside, every step raises typed `MemoryFailure`s; this is the one place they become envelopes.
 Every call answers within its bound (docs/memory-contract.md#time-bounds): its database work
-runs under `infra.deadline.within` for the pool's command timeout (`database_timeout_seconds`),
-so a frozen server is given up on at the bound and the work is abandoned to the background
-(asyncpg alone waits up to twice the timeout: the query, then the cancel on release).
+runs under `infra.deadline.within` for the pool's command timeout, never twice it as asyncpg
+alone would (the query, then the cancel on release).
 Every write that changed facts emits one `memory.ops` event (`memory.ops`) to the
 listeners registered with `on("ops", fn)`, after it committed (its ops log row is written by
 the same statement).
@@ -15,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import structlog
@@ -62,16 +62,6 @@ async def _enveloped(work: Callable[[], Awaitable[T]]) -> Result[T]:
         return Result.failed(failure)
 
 
-async def _bounded(
-    work: Awaitable[T], seconds: float, step: str, failure: type[MemoryFailure] = Unavailable
-) -> T:
-    """`work` within `seconds`; past them `failure`, and the work is abandoned, never awaited."""
-    try:
-        return await within(Deadline.after(seconds), work, step=step)
-    except Late:
-        raise failure(f"{step}: no answer within {seconds:g} seconds") from None
-
-
 @dataclass(frozen=True, slots=True)
 class _Pass:
     """One add's arguments, as given (validated by `_add`); `turn` None for a plain add."""
@@ -84,6 +74,7 @@ class _Pass:
     brief: object
     turn: int | None
     final: bool
+    time_zone: object = None
 
 
 class Memory:
@@ -125,22 +116,25 @@ class Memory:
             )
         return result
 
-    def _database(
+    async def _database(
         self,
         work: Callable[[], Awaitable[T]],
         step: str,
         failure: type[MemoryFailure] = Unavailable,
         seconds: float | None = None,
-    ) -> Awaitable[T]:
-        """The capability check (cached after the first success), then `work`, within the
-        command timeout (or `seconds`); past it `failure`."""
+    ) -> T:
+        """The (cached) capability check and `work` within the command timeout (or `seconds`);
+        past it `failure`, and the work is abandoned to the background, never awaited."""
 
         async def capable() -> T:
             await self._store.ensure_capability()
             return await work()
 
         bound = self._config.database_timeout_seconds if seconds is None else seconds
-        return _bounded(capable(), bound, f"memory.{step}", failure)
+        try:
+            return await within(Deadline.after(bound), capable(), step=f"memory.{step}")
+        except Late:
+            raise failure(f"memory.{step}: no answer within {bound:g} seconds") from None
 
     async def history(self, agent_id: object, user_id: object) -> Result[History]:
         """Every kept version of the person's facts, current ones included (see `History`)."""
@@ -168,10 +162,13 @@ class Memory:
         instructions: object = None,
         *,
         brief: object = None,
+        time_zone: object = None,
     ) -> Result[AddOutcome]:
-        """`brief`: a `Brief` or `{"remember": [...], "forget": [...]}` for the extractor."""
+        """`brief`: a `Brief` or `{"remember": [...], "forget": [...]}` for the extractor;
+        `time_zone`: the agent's IANA time zone, which dates the conversation for the model
+        (with `call["started_at"]`, else the time of the add)."""
         result = await self._pass(
-            _Pass(content, agent_id, user_id, call, instructions, brief, None, True)
+            _Pass(content, agent_id, user_id, call, instructions, brief, None, True, time_zone)
         )
         w = result.data
         if w is None or w.call is None:  # a plain add always writes its call record
@@ -189,12 +186,13 @@ class Memory:
         call: object = None,
         instructions: object = None,
         brief: object = None,
+        time_zone: object = None,
     ) -> Result[Written]:
         """One pass of a call in turn mode (`lifecycle.passes`): an add over `content` (the part
         of the call no pass covered yet) whose event carries `turn` and `final`. Only the final
         pass writes the call record (`call`); the others write facts only."""
         return await self._pass(
-            _Pass(content, agent_id, user_id, call, instructions, brief, turn, final)
+            _Pass(content, agent_id, user_id, call, instructions, brief, turn, final, time_zone)
         )
 
     async def _pass(self, request: _Pass) -> Result[Written]:
@@ -222,6 +220,7 @@ class Memory:
         metadata = requests.call_metadata(request.call)
         policy = requests.instructions(request.instructions)
         compiled_brief = parse_brief(request.brief)
+        zone = requests.time_zone(request.time_zone)
         snapshot = await self._database(lambda: self._store.snapshot(agent, user), "snapshot")
         if snapshot.guidance_error is not None:  # the built-in guidance runs, and that is said
             log.warning("memory.guidance_unreadable", error_code=snapshot.guidance_error)
@@ -229,6 +228,8 @@ class Memory:
         prompt = build_prompt(
             snapshot.facts,
             transcript,
+            started_at=metadata.started_at or datetime.now(UTC),
+            time_zone=zone,
             instructions=policy,
             guidance=snapshot.guidance,
             brief=compiled_brief,
@@ -271,10 +272,7 @@ class Memory:
 
         async def work() -> SearchOutcome:
             request = search_request(agent_id, query, user_id, k, mode)
-            config = self._config
-            seconds = config.database_timeout_seconds + (
-                config.embedding_timeout_seconds if config.embedding_model else 0.0
-            )
+            seconds = self._config.search_timeout_seconds
             return await self._database(
                 lambda: self._search.run(request), "search", seconds=seconds
             )

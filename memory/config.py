@@ -47,6 +47,12 @@ class MemoryConfig:
     # the bound of each public call's database work: the pool's command timeout
     database_timeout_seconds: float = DEFAULT_COMMAND_SECONDS
 
+    @property
+    def search_timeout_seconds(self) -> float:
+        """A search's bound: the database's, plus the query's embedding when there is a model."""
+        embedding = self.embedding_timeout_seconds if self.embedding_model else 0.0
+        return self.database_timeout_seconds + embedding
+
     def __post_init__(self) -> None:
         check_effort(self.reasoning_effort, "memory reasoning_effort option")
         check_effort(self.env_reasoning_effort, "STACKBONE_MEMORY_REASONING_EFFORT")

@@ -16,7 +16,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from memory.config import MemoryConfig
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from worker.catalog import AgentSpec, Catalog
 from worker.http.auth import SCOPES, ApiKey, parse_api_keys
 from worker.http.serving import make_runner, start_site
