@@ -16,6 +16,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -255,7 +256,9 @@ async def bench_throughput(pool: asyncpg.Pool, people: int) -> list[str]:
 async def _model_cpu(config: MemoryConfig, n: int) -> float:
     """Seconds of this process's CPU per extraction request alone, nothing else running."""
     model = ExtractionModel(config)
-    prompt = build_prompt((), transcript("hi"), instructions=None, guidance=None)
+    prompt = build_prompt(
+        (), transcript("hi"), started_at=datetime.now(UTC), instructions=None, guidance=None
+    )
     choice, shape = resolve_choice(config, None, None), response_format(True)
     await model.complete(choice, prompt.messages, shape)  # the connection is open
     t = time.process_time()

@@ -1,7 +1,18 @@
 """Caller memory for any LiveKit agent: `CallerMemory(...).attach(ctx, session, agent)`.
 
-`measurable(tts)` wraps a TTS so the saved prefix of an interrupted reply can be proven from
-playback (`transcript.sentences`); without it only replies that played to the end are saved.
+Of an interrupted reply only what provably finished playing is saved (replies that played to
+the end, and what the caller said, are saved whole, whatever the TTS):
+
+- a streaming TTS with word timestamps: the words whose audio ended before the cut;
+- `measurable(tts)` of any other TTS (`transcript.sentences`): the sentences whose audio ended
+  before the cut, including one that ended in the pause before the next sentence's audio;
+- a plain non-streaming TTS (livekit's own sentence adapter): the sentences whose audio ended
+  before the cut and whose next sentence's audio had already arrived (its start is the only
+  end livekit marks), so a sentence that ended while the next was still being synthesized is
+  lost, with everything after it;
+- a streaming TTS without word timestamps, not wrapped: nothing (its audio carries no timing).
+
+docs/voice-call.md#the-heard-transcript has the rule.
 """
 
 from callmemory.attach import PHONE_CALLERS, CallerMemory

@@ -60,7 +60,8 @@ class CallerMemory:
     """One agent's caller memory: its id (the memory scope) and its settings declared in code.
 
     `defaults` is the same declaration as a catalog entry's `memory` (`worker.catalog`): read,
-    save, instructions, remember, forget and the identity key; stored overrides win over it.
+    save, instructions, remember, forget, time_zone and the identity key; stored overrides win
+    over it.
     `config` None: each job reads its configuration from its environment.
     `consolidate`: "call.ended" (one save at the end of the call) or "turn" (a pass after each
     agent reply, and the final one at the end).

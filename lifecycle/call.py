@@ -132,9 +132,7 @@ def _turn_passes(
     start, plan = setup.start, setup.start.plan
     if setup.consolidate != "turn" or not plan.save or plan.user_id is None:
         return None
-    scope = CallScope(
-        plan.agent_id, plan.user_id, plan.instructions, start.started_at, start.run_id, plan.brief
-    )
+    scope = CallScope.of(plan, start.started_at, start.run_id)
     return TurnPasses(memory, scope, recorder, session)
 
 

@@ -137,9 +137,7 @@ def shared_save(
             session.shutdown(drain=False)  # the call is over: commit what was heard, now
         outcome = await end.settle(close_wait=CLOSE_WAIT_SECONDS, cause_wait=CAUSE_WAIT_SECONDS)
         log.info("call.ended", outcome=outcome.value, trigger=path)
-        scope = CallScope(
-            plan.agent_id, plan.user_id, plan.instructions, started_at, run_id, plan.brief
-        )
+        scope = CallScope.of(plan, started_at, run_id)
         deadline = Deadline.after(timeout)
         final = None
         if passes is not None:

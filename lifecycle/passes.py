@@ -97,10 +97,12 @@ class TurnPasses:
             scope.user_id,
             turn=turn,
             final=False,
-            call={"run_id": scope.run_id},  # the event's call id; no call record is written
+            # the event's call id and the conversation's start; no call record is written
+            call={"run_id": scope.run_id, "started_at": scope.started_at},
             instructions=scope.instructions,
             brief=scope.brief,
             covers=len(heard),  # the call's journal mark, moved by the same write
+            time_zone=scope.time_zone,
         )
         if result.error is None:
             self.covered = len(heard)

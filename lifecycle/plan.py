@@ -23,6 +23,7 @@ class MemoryPlan:
     instructions: str | None
     reason: str | None = None
     brief: Brief = NO_BRIEF
+    time_zone: str | None = None  # the agent's IANA time zone, dating the save's conversation
 
     @property
     def active(self) -> bool:
@@ -46,6 +47,7 @@ def plan_memory(agent_id: str, settings: CallSettings | None, identity: Identity
         save=settings.save,
         instructions=settings.instructions,
         brief=settings.brief,
+        time_zone=settings.time_zone,
     )
 
 

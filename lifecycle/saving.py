@@ -12,6 +12,7 @@ from datetime import datetime
 
 from lifecycle.outcome import Outcome
 from lifecycle.pass_schedule import final_part
+from lifecycle.plan import MemoryPlan
 from lifecycle.save import SaveReport
 from memory.api import Memory
 from memory.settings import NO_BRIEF, Brief
@@ -28,6 +29,21 @@ class CallScope:
     started_at: datetime
     run_id: str
     brief: Brief = NO_BRIEF
+    time_zone: str | None = None
+
+    @classmethod
+    def of(cls, plan: MemoryPlan, started_at: datetime, run_id: str) -> CallScope:
+        """The scope of a call whose plan saves (its user id is known)."""
+        assert plan.user_id is not None
+        return cls(
+            plan.agent_id,
+            plan.user_id,
+            plan.instructions,
+            started_at,
+            run_id,
+            plan.brief,
+            plan.time_zone,
+        )
 
 
 async def save_heard(
@@ -60,11 +76,18 @@ async def save_heard(
             call=call,
             instructions=scope.instructions,
             brief=scope.brief,
+            time_zone=scope.time_zone,
         )
         error = passed.error
     else:
         result = await memory.add(
-            list(heard), scope.agent_id, scope.user_id, call, scope.instructions, brief=scope.brief
+            list(heard),
+            scope.agent_id,
+            scope.user_id,
+            call,
+            scope.instructions,
+            brief=scope.brief,
+            time_zone=scope.time_zone,
         )
         error = result.error
     if error is not None:

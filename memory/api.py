@@ -1,6 +1,9 @@
 """The public memory API: add, recall, history and delete_all, each returning a result envelope.
 
 Inside, every step raises typed `MemoryFailure`s; this is the one place they become envelopes.
+Every call answers within its bound (docs/memory-contract.md#time-bounds): its database work
+runs under `infra.deadline.within` for the pool's command timeout, never twice it as asyncpg
+alone would (the query, then the cancel on release).
 Every write that changed facts emits one `memory.ops` event (`memory.ops`) to the
 listeners registered with `on("ops", fn)`, after it committed (its ops log row is written by
 the same statement).
@@ -11,11 +14,13 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import structlog
 
 from infra import tracing
+from infra.deadline import Deadline, Late, within
 from memory.config import MemoryConfig, resolve_choice
 from memory.contract import (
     DEFAULT_RECALL_CALLS,
@@ -24,8 +29,10 @@ from memory.contract import (
     History,
     MemoryFailure,
     PassContext,
+    PersistFailed,
     Recall,
     Result,
+    Unavailable,
     Written,
     plan,
     requests,
@@ -68,6 +75,7 @@ class _Pass:
     turn: int | None
     final: bool
     covers: int | None = None
+    time_zone: object = None
 
 
 class Memory:
@@ -96,8 +104,7 @@ class Memory:
         async def work() -> Recall:
             scope = requests.agent_id(agent_id), requests.user_id(user_id)
             limit = requests.recall_calls(calls)
-            await self._store.ensure_capability()
-            return await self._store.recall(*scope, limit)
+            return await self._database(lambda: self._store.recall(*scope, limit), "recall")
 
         with tracing.span("memory.recall", agent_id) as span:
             result = await _enveloped(work)
@@ -110,21 +117,40 @@ class Memory:
             )
         return result
 
+    async def _database(
+        self,
+        work: Callable[[], Awaitable[T]],
+        step: str,
+        failure: type[MemoryFailure] = Unavailable,
+        seconds: float | None = None,
+    ) -> T:
+        """The (cached) capability check and `work` within the command timeout (or `seconds`);
+        past it `failure`, and the work is abandoned to the background, never awaited."""
+
+        async def capable() -> T:
+            await self._store.ensure_capability()
+            return await work()
+
+        bound = self._config.database_timeout_seconds if seconds is None else seconds
+        try:
+            return await within(Deadline.after(bound), capable(), step=f"memory.{step}")
+        except Late:
+            raise failure(f"memory.{step}: no answer within {bound:g} seconds") from None
+
     async def history(self, agent_id: object, user_id: object) -> Result[History]:
         """Every kept version of the person's facts, current ones included (see `History`)."""
 
         async def work() -> History:
             scope = requests.agent_id(agent_id), requests.user_id(user_id)
-            await self._store.ensure_capability()
-            return await self._store.history(*scope)
+            return await self._database(lambda: self._store.history(*scope), "history")
 
         return await _enveloped(work)
 
     async def delete_all(self, agent_id: object, user_id: object) -> Result[DeleteOutcome]:
         async def work() -> DeleteOutcome:
             scope = requests.agent_id(agent_id), requests.user_id(user_id)
-            await self._store.ensure_capability()
-            return DeleteOutcome(deleted=await self._store.delete_all(*scope))
+            erased = await self._database(lambda: self._store.delete_all(*scope), "delete_all")
+            return DeleteOutcome(deleted=erased)
 
         return await _enveloped(work)
 
@@ -137,10 +163,23 @@ class Memory:
         instructions: object = None,
         *,
         brief: object = None,
+        time_zone: object = None,
     ) -> Result[AddOutcome]:
-        """`brief`: a `Brief` or `{"remember": [...], "forget": [...]}` for the extractor."""
+        """`brief`: a `Brief` or `{"remember": [...], "forget": [...]}` for the extractor;
+        `time_zone`: the agent's IANA time zone, which dates the conversation for the model
+        (with `call["started_at"]`, else the time of the add)."""
         result = await self._pass(
-            _Pass(content, agent_id, user_id, call, instructions, brief, None, True)
+            _Pass(
+                content,
+                agent_id,
+                user_id,
+                call,
+                instructions,
+                brief,
+                None,
+                True,
+                time_zone=time_zone,
+            )
         )
         w = result.data
         if w is None or w.call is None:  # a plain add always writes its call record
@@ -159,13 +198,25 @@ class Memory:
         instructions: object = None,
         brief: object = None,
         covers: int | None = None,
+        time_zone: object = None,
     ) -> Result[Written]:
         """One pass of a call in turn mode (`lifecycle.passes`): an add over `content` (the part
         of the call no pass covered yet) whose event carries `turn` and `final`. Only the final
         pass writes the call record (`call`); the others write facts only, and move the call's
         journal mark to `covers` heard messages in the same statement."""
         return await self._pass(
-            _Pass(content, agent_id, user_id, call, instructions, brief, turn, final, covers)
+            _Pass(
+                content,
+                agent_id,
+                user_id,
+                call,
+                instructions,
+                brief,
+                turn,
+                final,
+                covers,
+                time_zone,
+            )
         )
 
     async def _pass(self, request: _Pass) -> Result[Written]:
@@ -193,14 +244,16 @@ class Memory:
         metadata = requests.call_metadata(request.call)
         policy = requests.instructions(request.instructions)
         compiled_brief = parse_brief(request.brief)
-        await self._store.ensure_capability()
-        snapshot = await self._store.snapshot(agent, user)
+        zone = requests.time_zone(request.time_zone)
+        snapshot = await self._database(lambda: self._store.snapshot(agent, user), "snapshot")
         if snapshot.guidance_error is not None:  # the built-in guidance runs, and that is said
             log.warning("memory.guidance_unreadable", error_code=snapshot.guidance_error)
         choice = resolve_choice(self._config, snapshot.model, snapshot.reasoning_effort)
         prompt = build_prompt(
             snapshot.facts,
             transcript,
+            started_at=metadata.started_at or datetime.now(UTC),
+            time_zone=zone,
             instructions=policy,
             guidance=snapshot.guidance,
             brief=compiled_brief,
@@ -224,8 +277,10 @@ class Memory:
             with_call=request.final,
             covers=request.covers,
         )
-        written = await self._store.write(
-            agent, user, snapshot, validated, metadata, context=context
+        written = await self._database(
+            lambda: self._store.write(agent, user, snapshot, validated, metadata, context=context),
+            "write",
+            PersistFailed,
         )
         self._search.indexer.schedule()  # vectors of the new facts, off the call path
         record.outcome = "saved"
@@ -246,8 +301,10 @@ class Memory:
 
         async def work() -> SearchOutcome:
             request = search_request(agent_id, query, user_id, k, mode)
-            await self._store.ensure_capability()
-            return await self._search.run(request)
+            seconds = self._config.search_timeout_seconds
+            return await self._database(
+                lambda: self._search.run(request), "search", seconds=seconds
+            )
 
         return await _enveloped(work)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from infra.database import DEFAULT_COMMAND_SECONDS
+
 DEFAULT_MODEL = "openai/gpt-5.6-luna"
 DEFAULT_REASONING_EFFORT = "high"
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
@@ -42,6 +44,14 @@ class MemoryConfig:
     # semantic search: unset model = lexical search only
     embedding_model: str | None = None
     embedding_timeout_seconds: float = DEFAULT_EMBEDDING_TIMEOUT_SECONDS
+    # the bound of each public call's database work: the pool's command timeout
+    database_timeout_seconds: float = DEFAULT_COMMAND_SECONDS
+
+    @property
+    def search_timeout_seconds(self) -> float:
+        """A search's bound: the database's, plus the query's embedding when there is a model."""
+        embedding = self.embedding_timeout_seconds if self.embedding_model else 0.0
+        return self.database_timeout_seconds + embedding
 
     def __post_init__(self) -> None:
         check_effort(self.reasoning_effort, "memory reasoning_effort option")
@@ -52,6 +62,8 @@ class MemoryConfig:
             raise ConfigError(
                 "STACKBONE_MEMORY_EMBEDDING_TIMEOUT_SECONDS must be a positive number"
             )
+        if not self.database_timeout_seconds > 0:
+            raise ConfigError("DATABASE_COMMAND_TIMEOUT_SECONDS must be a positive number")
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ from lifecycle.start import CallStart
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.extraction._request import FRAME_CLOSE, FRAME_OPEN
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from memory.store._facts import MemoryStore
 from memory.store._settings import offer_code_bindings
 from sip.caller import Caller

@@ -7,8 +7,10 @@ rule it broke; user content never appears in a message.
 from __future__ import annotations
 
 import math
+import zoneinfo
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import cache
 from typing import cast, get_args
 
 from memory.contract import _limits as limits
@@ -57,6 +59,25 @@ def instructions(value: object) -> str | None:
         min_chars=limits.MIN_INSTRUCTIONS_CHARS,
         max_chars=limits.MAX_INSTRUCTIONS_CHARS,
     )
+
+
+TIME_ZONE_RULE = "must be an IANA time zone name such as Europe/Madrid"
+_HOST_ZONES = frozenset({"localtime", "Factory"})  # the host's own zone, a placeholder
+
+
+@cache
+def _zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones()) - _HOST_ZONES
+
+
+def time_zone(value: object, field: str = "time_zone") -> str | None:
+    """An agent's time zone: None, or a name of the IANA database that zoneinfo can load."""
+    if value is None:
+        return None
+    name = _text(value, field, max_chars=limits.MAX_TIME_ZONE_CHARS)
+    if name not in _zones():
+        raise _fail(field, TIME_ZONE_RULE)
+    return name
 
 
 def recall_calls(value: object) -> int:

@@ -5,10 +5,11 @@ provider client (one POST, never retried) and the telemetry of each call.
 from memory.extraction._client import ProviderClient, ProviderRequestFailed
 from memory.extraction._prompts import inert_json, prompt
 from memory.extraction._provider import ExtractionModel, check_key, json_body, request_failed
-from memory.extraction._request import build_prompt, handles_for, response_format
+from memory.extraction._request import Conversation, build_prompt, handles_for, response_format
 from memory.extraction._telemetry import ExtractionRecord
 
 __all__ = [
+    "Conversation",
     "ExtractionModel",
     "ExtractionRecord",
     "ProviderClient",

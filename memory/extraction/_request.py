@@ -3,14 +3,19 @@
 The compiled protocol (output shape, handles, limits, framing) always comes first and cannot be
 replaced: published guidance and agent instructions only add policy about *what* to remember.
 The transcript and current facts travel as one JSON data block whose characters that could
-close the frame or open markup are escaped, so nothing inside it can pose as instructions.
+close the frame or open markup are escaped, so nothing inside it can pose as instructions. The
+block also dates the conversation (its start in UTC, and in the agent's time zone when one is
+configured) and each current fact (since when its text holds), so the model can turn "tomorrow"
+into a date and tell an old fact from a new one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from memory.contract import Fact, Utterance
 from memory.extraction._prompts import inert_json, prompt
@@ -51,15 +56,46 @@ class ExtractionPrompt:
     handles: dict[str, Fact]
 
 
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """When the conversation started (timezone-aware) and the agent's IANA time zone, if any."""
+
+    started_at: datetime
+    time_zone: str | None = None
+
+
+def _utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def conversation_fields(conversation: Conversation) -> dict[str, str | None]:
+    """The conversation's start in UTC and, with a time zone, in local time with its offset."""
+    zone = conversation.time_zone
+    local = None
+    if zone is not None:
+        local = conversation.started_at.astimezone(ZoneInfo(zone)).isoformat(timespec="seconds")
+    return {
+        "started_at_utc": _utc(conversation.started_at),
+        "time_zone": zone,
+        "started_at_local": local,
+    }
+
+
 def handles_for(facts: Sequence[Fact]) -> dict[str, Fact]:
     """Short handles f1..fn in the stable order facts are stored in."""
     return {f"f{i}": fact for i, fact in enumerate(facts, start=1)}
 
 
-def data_block(handles: dict[str, Fact], transcript: Sequence[Utterance]) -> str:
+def data_block(
+    handles: dict[str, Fact], transcript: Sequence[Utterance], conversation: Conversation
+) -> str:
     """The inert data frame: JSON with `<`, `>` and `&` escaped so it cannot close itself."""
     payload = {
-        "current_facts": [{"handle": h, "content": f.content} for h, f in handles.items()],
+        "conversation": conversation_fields(conversation),
+        "current_facts": [
+            {"handle": h, "content": f.content, "since_utc": _utc(f.updated_at)}
+            for h, f in handles.items()
+        ],
         "transcript": [{"role": u.role, "text": u.text} for u in transcript],
     }
     body = inert_json(payload)
@@ -70,11 +106,16 @@ def build_prompt(
     facts: Sequence[Fact],
     transcript: Sequence[Utterance],
     *,
+    started_at: datetime,
+    time_zone: str | None = None,
     instructions: str | None,
     guidance: str | None,
     brief: Brief | None = None,
 ) -> ExtractionPrompt:
+    """Everything the model sees; `started_at` (timezone-aware) and the agent's `time_zone`
+    date the conversation."""
     handles = handles_for(facts)
+    conversation = Conversation(started_at, time_zone)
     brief_text = compile_brief(brief)
     policy = (
         "Extraction guidance (trusted, shared by all agents):\n"
@@ -87,7 +128,7 @@ def build_prompt(
     messages = (
         {"role": "system", "content": prompt("protocol")},
         {"role": "system", "content": policy},
-        {"role": "user", "content": data_block(handles, transcript)},
+        {"role": "user", "content": data_block(handles, transcript, conversation)},
     )
     return ExtractionPrompt(messages=messages, handles=handles)
 

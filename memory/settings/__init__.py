@@ -9,21 +9,24 @@ from memory.settings._agent_settings import (
     BindingSource,
     CallSettings,
     CodeDefaults,
+    Overrides,
+    SettingField,
+    call_settings,
+    decide_binding,
+    resolve,
+    wire_name,
+)
+from memory.settings._bodies import (
     DraftBody,
     ModelBody,
     ModelSelectionUpdate,
-    Overrides,
-    SettingField,
     SettingsBody,
     SettingsUpdate,
-    call_settings,
-    decide_binding,
     parse_draft,
     parse_model_selection,
     parse_reset_field,
     parse_update,
     published_guidance,
-    resolve,
 )
 from memory.settings._brief import NO_BRIEF, Brief, parse_brief
 
@@ -52,4 +55,5 @@ __all__ = [
     "parse_update",
     "published_guidance",
     "resolve",
+    "wire_name",
 ]

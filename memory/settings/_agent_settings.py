@@ -14,23 +14,27 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
     StringConstraints,
-    ValidationError,
 )
 
-from memory.config import REASONING_EFFORTS, ConfigError
-from memory.contract import InvalidRequest, limits
+from memory.config import ConfigError
+from memory.contract import InvalidRequest, limits, requests
 from memory.settings._brief import NO_BRIEF, Brief, brief_items
 
-SettingField = Literal["read", "save", "instructions", "remember", "forget"]
+SettingField = Literal["read", "save", "instructions", "remember", "forget", "time_zone"]
 Origin = Literal["studio", "code", "default"]
 BindingSource = Literal["code", "studio"]
 BindingOutcome = Literal["bound", "same", "conflict"]
 
 SETTING_FIELDS: tuple[SettingField, ...] = get_args(SettingField)
+_WIRE: dict[str, str] = {"time_zone": "timeZone"}  # the JSON name where it differs
+
+
+def wire_name(field: SettingField) -> str:
+    """The field's name in JSON bodies, answers and the activity log (`time_zone`: `timeZone`)."""
+    return _WIRE.get(field, field)
+
+
 MIN_IDENTITY_KEY_CHARS = 1
 MAX_IDENTITY_KEY_CHARS = 100
 MAX_GUIDANCE_CHARS = limits.MAX_INSTRUCTIONS_CHARS
@@ -58,12 +62,23 @@ IdentityKey = Annotated[
 Guidance = Annotated[
     str, StringConstraints(max_length=MAX_GUIDANCE_CHARS), AfterValidator(_check_text)
 ]
+
+
+def _check_time_zone(value: str) -> str:
+    try:
+        requests.time_zone(value)
+    except InvalidRequest:
+        raise ValueError(requests.TIME_ZONE_RULE) from None
+    return value
+
+
+TimeZoneName = Annotated[str, AfterValidator(_check_time_zone)]
 ModelName = Annotated[
     str, StringConstraints(min_length=1, max_length=MAX_MODEL_CHARS), AfterValidator(_check_text)
 ]
 
 
-def _problem(field: str, rule: str) -> InvalidRequest:
+def problem(field: str, rule: str) -> InvalidRequest:
     return InvalidRequest(f"{field}: {rule}", field=field)
 
 
@@ -77,6 +92,7 @@ class CodeDefaults:
     identity_key: str | None = None
     remember: tuple[str, ...] | None = None
     forget: tuple[str, ...] | None = None
+    time_zone: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("remember", "forget"):
@@ -93,6 +109,10 @@ class CodeDefaults:
         key = self.identity_key
         if key is not None and not MIN_IDENTITY_KEY_CHARS <= len(key) <= MAX_IDENTITY_KEY_CHARS:
             raise ConfigError("memory identity_key must have 1 to 100 characters")
+        try:
+            requests.time_zone(self.time_zone, "memory time_zone")
+        except InvalidRequest as problem:
+            raise ConfigError(str(problem)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +124,7 @@ class Overrides:
     instructions: str | None = None
     remember: tuple[str, ...] | None = None
     forget: tuple[str, ...] | None = None
+    time_zone: str | None = None
 
     def present(self) -> tuple[SettingField, ...]:
         return tuple(name for name in SETTING_FIELDS if getattr(self, name) is not None)
@@ -125,6 +146,7 @@ class Origins:
     instructions: Origin
     remember: Origin
     forget: Origin
+    time_zone: Origin
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +158,7 @@ class Effective:
     instructions: str | None
     remember: tuple[str, ...]
     forget: tuple[str, ...]
+    time_zone: str | None
     origins: Origins
 
 
@@ -148,6 +171,7 @@ class CallSettings:
     instructions: str | None
     binding: Binding | None
     brief: Brief = NO_BRIEF
+    time_zone: str | None = None
 
 
 def _pick(override: Any, code: Any, default: Any) -> tuple[Any, Origin]:
@@ -159,14 +183,17 @@ def _pick(override: Any, code: Any, default: Any) -> tuple[Any, Origin]:
 
 
 def resolve(overrides: Overrides, code: CodeDefaults) -> Effective:
-    """Override, else code, else default (read and save off, no instructions)."""
+    """Override, else code, else default (read and save off, no instructions, no time zone)."""
     read, read_origin = _pick(overrides.read, code.read, False)
     save, save_origin = _pick(overrides.save, code.save, False)
     text, text_origin = _pick(overrides.instructions, code.instructions, None)
     remember, remember_origin = _pick(overrides.remember, code.remember, ())
     forget, forget_origin = _pick(overrides.forget, code.forget, ())
-    origins = Origins(read_origin, save_origin, text_origin, remember_origin, forget_origin)
-    return Effective(read, save, text, remember, forget, origins)
+    zone, zone_origin = _pick(overrides.time_zone, code.time_zone, None)
+    origins = Origins(
+        read_origin, save_origin, text_origin, remember_origin, forget_origin, zone_origin
+    )
+    return Effective(read, save, text, remember, forget, zone, origins)
 
 
 def call_settings(
@@ -174,7 +201,9 @@ def call_settings(
 ) -> CallSettings:
     effective = resolve(overrides, code)
     brief = Brief(effective.remember, effective.forget)
-    return CallSettings(effective.read, effective.save, effective.instructions, binding, brief)
+    return CallSettings(
+        effective.read, effective.save, effective.instructions, binding, brief, effective.time_zone
+    )
 
 
 def decide_binding(bound_key: str | None, offered_key: str) -> BindingOutcome:
@@ -182,143 +211,3 @@ def decide_binding(bound_key: str | None, offered_key: str) -> BindingOutcome:
     if bound_key is None:
         return "bound"
     return "same" if bound_key == offered_key else "conflict"
-
-
-@dataclass(frozen=True, slots=True)
-class SettingsUpdate:
-    """A validated settings PUT: the overrides it sets and the identity key it offers."""
-
-    overrides: Overrides
-    identity_key: str | None
-
-    def field_names(self) -> tuple[str, ...]:
-        """The wire names of every field the request set, for the activity log."""
-        names: tuple[str, ...] = self.overrides.present()
-        return (*names, "identityKey") if self.identity_key is not None else names
-
-
-class SettingsBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    read: bool = False
-    save: bool = False
-    instructions: Instructions = ""
-    remember: list[Any] = []
-    forget: list[Any] = []
-    identity_key: IdentityKey = Field(default="", alias="identityKey")
-
-
-_RULES = {
-    "extra_forbidden": "is not a known field",
-    "bool_type": "must be a boolean",
-    "list_type": "must be a list of strings",
-    "string_type": "must be a string",
-    "string_unicode": "must be valid Unicode text",
-    "model_type": "must be a JSON object",
-    "dict_type": "must be a JSON object",
-}
-
-
-def _invalid(exc: ValidationError) -> InvalidRequest:
-    """The first validation error, as a message naming the field and the rule."""
-    error = exc.errors(include_url=False)[0]
-    field = ".".join(str(part) for part in error["loc"]) or "body"
-    ctx = error.get("ctx", {})
-    kind = error["type"]
-    if kind == "string_too_short":
-        rule = f"must have at least {ctx['min_length']} character(s)"
-    elif kind == "string_too_long":
-        rule = f"must have at most {ctx['max_length']:,} characters"
-    elif kind == "value_error":
-        rule = str(ctx.get("error", error["msg"]))
-    else:
-        rule = _RULES.get(kind, error["msg"])
-    return _problem(field, rule)
-
-
-def parse_update(body: object) -> SettingsUpdate:
-    """Validate a settings PUT body: any subset of the setting fields and identityKey."""
-    try:
-        parsed = SettingsBody.model_validate(body)
-    except ValidationError as exc:
-        raise _invalid(exc) from None
-    given = parsed.model_fields_set
-    return SettingsUpdate(
-        overrides=Overrides(
-            read=parsed.read if "read" in given else None,
-            save=parsed.save if "save" in given else None,
-            instructions=parsed.instructions if "instructions" in given else None,
-            remember=brief_items(parsed.remember, "remember") if "remember" in given else None,
-            forget=brief_items(parsed.forget, "forget") if "forget" in given else None,
-        ),
-        identity_key=parsed.identity_key if "identity_key" in given else None,
-    )
-
-
-def parse_reset_field(value: str | None) -> SettingField | None:
-    """The `field` of a settings reset: one of the setting fields, or None for all of them."""
-    if value is None:
-        return None
-    for name in SETTING_FIELDS:
-        if value == name:
-            return name
-    raise _problem("field", f"must be one of {', '.join(SETTING_FIELDS)}")
-
-
-class DraftBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    text: Guidance
-
-
-def parse_draft(body: object) -> str:
-    """A guidance draft: any text up to 20,000 characters, blank included."""
-    try:
-        return DraftBody.model_validate(body).text
-    except ValidationError as exc:
-        raise _invalid(exc) from None
-
-
-def published_guidance(draft: str | None) -> str | None:
-    """What publishing a draft stores: blank or missing text means the built-in guidance."""
-    if draft is None or not draft.strip():
-        return None
-    return draft
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSelectionUpdate:
-    """A validated model-selection PUT; `fields` lists what it sets (None clears a value)."""
-
-    fields: frozenset[str]
-    model: str | None
-    reasoning_effort: str | None
-
-
-def _check_effort(value: str) -> str:
-    if value not in REASONING_EFFORTS:
-        raise ValueError(f"must be one of {', '.join(REASONING_EFFORTS)}")
-    return value
-
-
-class ModelBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    model: ModelName | None = None
-    reasoning_effort: Annotated[str, AfterValidator(_check_effort)] | None = Field(
-        default=None, alias="reasoningEffort"
-    )
-
-
-def parse_model_selection(body: object) -> ModelSelectionUpdate:
-    """Validate a model-selection PUT: any subset of model and reasoningEffort (null clears)."""
-    try:
-        parsed = ModelBody.model_validate(body)
-    except ValidationError as exc:
-        raise _invalid(exc) from None
-    wire = {"model": "model", "reasoning_effort": "reasoningEffort"}
-    return ModelSelectionUpdate(
-        fields=frozenset(wire[name] for name in parsed.model_fields_set),
-        model=parsed.model,
-        reasoning_effort=parsed.reasoning_effort,
-    )

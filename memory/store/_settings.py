@@ -37,7 +37,7 @@ Queryable = asyncpg.Pool | Executor
 _S = "stackbone_platform"
 CODE_ACTOR = "code"
 
-_STORED = f"""select o.read, o.save, o.instructions, o.remember, o.forget,
+_STORED = f"""select o.read, o.save, o.instructions, o.remember, o.forget, o.time_zone,
        b.identity_key, b.source, b.fixed_at
   from (select 1) as one
   left join {_S}.memory_agent_overrides o on o.agent_id = $1
@@ -59,6 +59,7 @@ def _stored(row: asyncpg.Record) -> StoredSettings:
         instructions=row["instructions"],
         remember=_items(row["remember"]),
         forget=_items(row["forget"]),
+        time_zone=row["time_zone"],
     )
     binding = None
     if row["identity_key"] is not None:
@@ -123,13 +124,14 @@ async def save_settings(
         if set_fields:
             await conn.execute(
                 f"""insert into {_S}.memory_agent_overrides as o
-                  (agent_id, read, save, instructions, remember, forget)
-                values ($1, $2, $3, $4, $5, $6) on conflict (agent_id) do update set
+                  (agent_id, read, save, instructions, remember, forget, time_zone)
+                values ($1, $2, $3, $4, $5, $6, $7) on conflict (agent_id) do update set
                   read = coalesce(excluded.read, o.read),
                   save = coalesce(excluded.save, o.save),
                   instructions = coalesce(excluded.instructions, o.instructions),
                   remember = coalesce(excluded.remember, o.remember),
                   forget = coalesce(excluded.forget, o.forget),
+                  time_zone = coalesce(excluded.time_zone, o.time_zone),
                   updated_at = now()""",
                 agent_id,
                 update.overrides.read,
@@ -137,6 +139,7 @@ async def save_settings(
                 update.overrides.instructions,
                 _array(update.overrides.remember),
                 _array(update.overrides.forget),
+                update.overrides.time_zone,
             )
         if update.field_names():
             await record_activity(conn, actor, agent_id, "save", update.field_names())
@@ -164,7 +167,7 @@ async def reset_settings(
         await conn.execute(
             f"delete from {_S}.memory_agent_overrides where agent_id = $1"
             " and read is null and save is null and instructions is null"
-            " and remember is null and forget is null",
+            " and remember is null and forget is null and time_zone is null",
             agent_id,
         )
         await record_activity(conn, actor, agent_id, "reset", fields)

@@ -6,6 +6,7 @@ root conftest, so requests go through routing, middleware, auth and SQL exactly 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -15,9 +16,10 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from memory.config import MemoryConfig
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from worker.catalog import AgentSpec, Catalog
 from worker.http.auth import SCOPES, ApiKey, parse_api_keys
+from worker.http.serving import make_runner, start_site
 from worker.http.web import create_app
 
 CODE_INSTRUCTIONS = "Remember the caller's products and promised follow-ups."
@@ -93,3 +95,34 @@ async def _make_client(
 @pytest.fixture(name="client")
 async def _client(make_client: MakeClient) -> Client:
     return await make_client()
+
+
+@pytest.fixture(name="served_port")
+async def _served_port(
+    pool: asyncpg.Pool, api_keys: tuple[ApiKey, ...], memory_config: MemoryConfig
+) -> AsyncIterator[int]:
+    """The app behind the same runner and listening site as `python -m worker.http`: its port."""
+    app = create_app(
+        pool=pool, catalog=build_catalog(), api_keys=api_keys, memory_config=memory_config
+    )
+    runner = make_runner(app)
+    await runner.setup()
+    site = await start_site(runner, "127.0.0.1", 0)
+    yield site.bound_port
+    await runner.cleanup()
+
+
+async def raw_exchange(port: int, data: bytes, give_up: float = 10.0) -> bytes:
+    """Send `data` on a fresh connection and read the answer until the server closes it."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(data)
+    received = b""
+    try:
+        async with asyncio.timeout(give_up):
+            while chunk := await reader.read(65536):
+                received += chunk
+    except (ConnectionResetError, BrokenPipeError):
+        pass
+    finally:
+        writer.close()
+    return received

@@ -6,7 +6,7 @@ from typing import Any
 
 import asyncpg
 
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from memory.store._settings import load_call_settings
 from tests.api.conftest import Client, MakeClient, auth
 from worker.catalog import AgentSpec, Catalog

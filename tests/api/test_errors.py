@@ -39,7 +39,7 @@ from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http import errors
 from worker.http.auth import Forbidden, Unauthenticated
 from worker.http.errors import UNEXPECTED, error_middleware, translate
-from worker.http.routes_context import BodyTimedOut, failure_of, unwrap
+from worker.http.routes_context import BodyTimedOut, BodyTooLarge, failure_of, unwrap
 from worker.identities import IdentitiesRule, InvalidIdentities
 
 SECRET = "+34600123456 said the secret"
@@ -145,6 +145,13 @@ CASES: dict[str, Case] = {
         "payload_too_large",
         "Request Entity Too Large",
     ),
+    "declared too large": Case(
+        BodyTooLarge(1024, 1025),
+        413,
+        "payload_too_large",
+        "body: at most 1024 bytes, Content-Length says 1025",
+        "body",
+    ),
     "aiohttp 405": Case(
         web.HTTPMethodNotAllowed("PATCH", ["GET"]), 405, "method_not_allowed", "Method Not Allowed"
     ),
@@ -212,7 +219,8 @@ async def test_served_answer(raising: TestClient[web.Request, web.Application], 
     assert SECRET not in await response.text()
     assert (response.headers.get("WWW-Authenticate") == "Bearer") == (case.status == 401)
     assert ("Allow" in response.headers) == (case.status == 405)
-    assert (response.headers.get("Connection") == "close") == (case.code == "request_timeout")
+    closes = name in {"body timeout", "declared too large"}  # the rest of the body is unread
+    assert (response.headers.get("Connection") == "close") == closes
 
 
 async def test_redirects_pass_through(raising: TestClient[web.Request, web.Application]) -> None:

@@ -8,14 +8,14 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
 from tests.api.conftest import CODE_INSTRUCTIONS, Client, MakeClient, auth
 from worker.catalog import AgentSpec, Catalog
 
 URL = "/api/memory/settings/{}"
-NO_BRIEF: dict[str, list[str]] = {"remember": [], "forget": []}
-BRIEF_DEFAULT = {"remember": "default", "forget": "default"}
+NO_BRIEF: dict[str, list[str] | None] = {"remember": [], "forget": [], "timeZone": None}
+BRIEF_DEFAULT = {"remember": "default", "forget": "default", "timeZone": "default"}
 
 
 async def get(client: Client, agent: str = "support") -> dict[str, Any]:
@@ -96,16 +96,11 @@ class TestSave:
 
     async def test_all_fields_at_once(self, client: Client) -> None:
         """read, save and instructions saved together all come from the override."""
-        status, body = await put(
-            client, {"read": False, "save": True, "instructions": "Be brief.", **NO_BRIEF}
-        )
+        every = {"read": False, "save": True, "instructions": "Be brief.", **NO_BRIEF}
+        every["timeZone"] = "Europe/Madrid"
+        status, body = await put(client, every)
         assert status == 200
-        assert body["value"] == {
-            "read": False,
-            "save": True,
-            "instructions": "Be brief.",
-            **NO_BRIEF,
-        }
+        assert body["value"] == every
         assert set(body["origins"].values()) == {"studio"}
 
     async def test_get_after_put_shows_the_same(self, client: Client) -> None:

@@ -8,7 +8,7 @@ import logging
 import asyncpg
 import pytest
 
-from memory.settings._agent_settings import CodeDefaults, Overrides, SettingsUpdate
+from memory.settings import CodeDefaults, Overrides, SettingsUpdate
 from memory.store._settings import (
     load_call_settings,
     offer_code_bindings,

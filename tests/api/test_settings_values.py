@@ -6,7 +6,7 @@ import pytest
 
 from memory.config import ConfigError
 from memory.contract._errors import InvalidRequest
-from memory.settings._agent_settings import (
+from memory.settings import (
     CodeDefaults,
     Overrides,
     call_settings,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memory.contract._errors import ERROR_CODES
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from worker.catalog import AgentSpec, Catalog, CatalogError, UnknownAgent, default_catalog, prompt
 from worker.http.auth import (
     AuthConfigError,

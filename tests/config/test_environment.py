@@ -8,6 +8,7 @@ import pytest
 from dotenv import dotenv_values
 
 from callmemory import environment
+from callmemory.config import memory_config, pool_timeouts
 from memory.config import ConfigError
 from tests.docs_pages import documented_variables
 
@@ -151,3 +152,10 @@ def test_journal_bounds_at_their_limits_are_accepted() -> None:
         environment.read({"CALL_JOURNAL_HEARTBEAT_SECONDS": "0.1"}).call_journal_heartbeat_seconds
         == 0.1
     )
+
+
+def test_the_command_timeout_bounds_the_pool_and_every_public_memory_call() -> None:
+    settings = environment.read({"DATABASE_COMMAND_TIMEOUT_SECONDS": "2.5"})
+    assert pool_timeouts(settings).command_seconds == 2.5
+    assert memory_config(settings).database_timeout_seconds == 2.5
+    assert memory_config(environment.read({})).database_timeout_seconds == 5.0

@@ -22,7 +22,7 @@ from infra.database import PoolTimeouts, close_pool, create_pool
 from infra.deadline import ABANDONED
 from memory.api import open_memory
 from memory.config import MemoryConfig
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from memory.store._facts import MemoryStore
 from memory.store._settings import offer_code_bindings
 from testkit.call_harness import AGENT, job_runtime, opening_call, seed, snapshot_plan, voice_call

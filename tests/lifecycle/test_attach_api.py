@@ -18,7 +18,7 @@ from lifecycle.snapshot import bound_snapshot, key_to_offer
 from lifecycle.start import CallStart
 from memory.api import Memory
 from memory.config import ConfigError
-from memory.settings._agent_settings import Binding, CallSettings, Overrides, SettingsUpdate
+from memory.settings import Binding, CallSettings, Overrides, SettingsUpdate
 from memory.store._settings import save_settings
 from testkit.fake_devices import fake_session, wire
 from testkit.fake_models import FakeLLM

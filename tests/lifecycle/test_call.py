@@ -12,7 +12,7 @@ import structlog.testing
 
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
-from memory.settings._agent_settings import Overrides, SettingsUpdate
+from memory.settings import Overrides, SettingsUpdate
 from memory.store._facts import MemoryStore
 from memory.store._settings import save_settings
 from testkit.call_harness import (

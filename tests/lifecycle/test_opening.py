@@ -14,7 +14,7 @@ import structlog.testing
 from infra.database import PoolTimeouts
 from memory.api import Memory
 from memory.config import MemoryConfig
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from memory.store._settings import offer_code_bindings
 from testkit.call_harness import AGENT, job_runtime, opening_call, seed
 from testkit.model_server import ModelServer

@@ -116,10 +116,11 @@ async def test_extraction_request_shape(memory: Memory, model_server: ModelServe
     assert data.startswith(FRAME_OPEN) and data.endswith(FRAME_CLOSE)
     assert data.count(FRAME_CLOSE) == 1 and "<b>" not in data
     payload = json.loads(data.removeprefix(FRAME_OPEN).removesuffix(FRAME_CLOSE))
-    assert payload["current_facts"] == [
-        {"handle": "f1", "content": "Lives in Madrid."},
-        {"handle": "f2", "content": "Prefers email."},
+    assert [(f["handle"], f["content"]) for f in payload["current_facts"]] == [
+        ("f1", "Lives in Madrid."),
+        ("f2", "Prefers email."),
     ]
+    assert all(f["since_utc"].endswith("Z") for f in payload["current_facts"])
     assert payload["transcript"] == [{"role": "user", "text": hostile}]
 
 

@@ -30,7 +30,7 @@ from memory.extraction._provider import ExtractionModel
 from memory.search._embeddings import EmbeddingModel
 from memory.search._search import Search
 from memory.search._store import SearchStore
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from memory.store._extraction_settings import load_extraction
 from memory.store._facts import MemoryStore
 from memory.store._settings import load_call_settings

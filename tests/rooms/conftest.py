@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from livekit import api
 
 from memory.config import MemoryConfig
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from worker.catalog import AgentSpec, Catalog
 from worker.http.auth import parse_api_keys

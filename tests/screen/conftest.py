@@ -15,7 +15,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from memory.config import MemoryConfig
-from memory.settings._agent_settings import CodeDefaults
+from memory.settings import CodeDefaults
 from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
 from worker.catalog import AgentSpec, Catalog
 from worker.http.auth import SCOPES, parse_api_keys

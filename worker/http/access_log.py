@@ -34,7 +34,10 @@ class AccessLogger(AbstractAccessLogger):
 
 def route_of(request: web.BaseRequest) -> str:
     """The pattern of the route that served the request, e.g. `/api/memory/settings/{agentId}`."""
-    match_info = getattr(request, "match_info", None)
+    try:
+        match_info = getattr(request, "match_info", None)
+    except AssertionError:  # a malformed head aiohttp answered itself never reached routing
+        return UNMATCHED
     route = getattr(match_info, "route", None)
     resource = getattr(route, "resource", None)
     return resource.canonical if resource is not None else UNMATCHED

@@ -49,6 +49,7 @@ class SettingValues(_Answer):
     instructions: str | None
     remember: list[str]
     forget: list[str]
+    timeZone: str | None
 
 
 class Overrides(_Answer):
@@ -57,6 +58,7 @@ class Overrides(_Answer):
     instructions: str | None = None
     remember: list[str] | None = None
     forget: list[str] | None = None
+    timeZone: str | None = None
 
 
 class Origins(_Answer):
@@ -65,6 +67,7 @@ class Origins(_Answer):
     instructions: Origin
     remember: Origin
     forget: Origin
+    timeZone: Origin
 
 
 class Settings(_Answer):

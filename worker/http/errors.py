@@ -24,7 +24,7 @@ from sip.dialing import InvalidDestination
 from worker.catalog import UnknownAgent
 from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http.auth import AuthFailure
-from worker.http.routes_context import BodyTimedOut, respond
+from worker.http.routes_context import BodyTimedOut, BodyTooLarge, respond
 from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.identities import InvalidIdentities
 
@@ -33,6 +33,7 @@ log = structlog.get_logger(__name__)
 CodedFailure: TypeAlias = (
     MemoryFailure
     | BodyTimedOut
+    | BodyTooLarge
     | UnknownAgent
     | AuthFailure
     | InvalidIdentities
@@ -65,7 +66,7 @@ UNEXPECTED: Final = Problem(INTERNAL_ERROR, "internal error")
 def translate(failure: Exception) -> Problem:
     """The answer to a failure a route raised (an `HTTPException` below 400 is not a failure)."""
     if isinstance(failure, CodedFailure):
-        close = isinstance(failure, BodyTimedOut)
+        close = isinstance(failure, BodyTimedOut | BodyTooLarge)
         return Problem(failure.code, failure.message, failure.field, close=close)
     if isinstance(failure, web.HTTPException):
         allow = failure.headers.get("Allow")

@@ -82,6 +82,18 @@ class BodyTimedOut(Exception):
         super().__init__(self.message)
 
 
+class BodyTooLarge(Exception):
+    """The declared `Content-Length` is past the body limit: 413 before any of the body is read
+    (the connection closes, so the body is never waited for)."""
+
+    code = "payload_too_large"
+    field = "body"
+
+    def __init__(self, limit: int, declared: int) -> None:
+        self.message = f"body: at most {limit} bytes, Content-Length says {declared}"
+        super().__init__(self.message)
+
+
 def guarded(route: Route) -> Handler:
     """The route's handler behind authentication, its scope check and the database deadline."""
     scope = route.scope
@@ -151,7 +163,11 @@ JSON_CHARSETS = frozenset({"utf-8", "utf8"})
 
 
 async def read_body(request: web.Request) -> bytes:
-    """The whole body within the body deadline (aiohttp keeps it: later reads are free)."""
+    """The whole body within the body deadline (aiohttp keeps it: later reads are free); a
+    declared length past the limit is refused before a byte of it is read."""
+    limit, declared = request.client_max_size, request.content_length
+    if declared is not None and declared > limit:
+        raise BodyTooLarge(limit, declared)
     seconds = request.app[LIMITS].body_timeout_seconds
     try:
         async with asyncio.timeout(seconds):

@@ -19,6 +19,7 @@ from memory.settings import (
     parse_reset_field,
     parse_update,
     resolve,
+    wire_name,
 )
 from memory.store import StoredSettings, settings_store
 from worker.catalog import AgentSpec
@@ -48,9 +49,9 @@ def settings_body(agent: AgentSpec, stored: StoredSettings) -> dict[str, Any]:
     overrides = stored.overrides
     return {
         "agentId": agent.name,
-        "overrides": {name: getattr(overrides, name) for name in overrides.present()},
-        "value": {name: getattr(effective, name) for name in SETTING_FIELDS},
-        "origins": {name: getattr(effective.origins, name) for name in SETTING_FIELDS},
+        "overrides": {wire_name(name): getattr(overrides, name) for name in overrides.present()},
+        "value": {wire_name(name): getattr(effective, name) for name in SETTING_FIELDS},
+        "origins": {wire_name(name): getattr(effective.origins, name) for name in SETTING_FIELDS},
         "binding": binding_body(stored.binding),
     }
 

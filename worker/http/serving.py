@@ -6,7 +6,9 @@ complete request head has arrived by then, whatever trickled in meanwhile. The b
 applied where a body is read (`worker.http.routes_context.read_json`, after authentication, so an
 unauthenticated client never makes the process buffer a body). The connection cap is a listening
 site (aiohttp's `BaseSite` extension point) whose protocol factory answers one fixed 503 and
-closes when the cap is reached, instead of letting connections pile up.
+closes when the cap is reached, instead of letting connections pile up. aiohttp's own error
+lines go through `worker.http.server_log`, which keeps the kind of error and drops what the
+client sent.
 
 In production run the web process behind a reverse proxy (docs/deployment.md) which buffers
 requests and holds slow clients itself; these limits are the process's own floor.
@@ -24,6 +26,7 @@ from aiohttp import web
 from callmemory import environment
 from callmemory.environment import default
 from worker.http.access_log import AccessLogger
+from worker.http.server_log import server_log
 
 MAX_BODY_BYTES: Final = 1024**2  # aiohttp's default client_max_size, stated
 LINGER_SECONDS: Final = 2.0
@@ -121,6 +124,7 @@ def make_runner(app: web.Application) -> web.AppRunner:
         keepalive_timeout=app[LIMITS].header_timeout_seconds,
         lingering_time=LINGER_SECONDS,
         access_log_class=AccessLogger,
+        logger=server_log(),
     )
 
 
