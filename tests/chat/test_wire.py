@@ -76,13 +76,13 @@ async def test_settings_are_read_each_turn(
 ) -> None:
     model_server.answer_text("ok")
     model_server.answer_text("ok")
-    turn = {"model": "both", "messages": [{"role": "user", "content": "Hi"}], "user": USER}
-    await openai_client.chat.completions.create(**turn)
+    hi: list[Any] = [{"role": "user", "content": "Hi"}]
+    await openai_client.chat.completions.create(model="both", messages=hi, user=USER)
     await pool.execute(
         "insert into stackbone_platform.memory_agent_overrides (agent_id, save) values ($1, false)",
         "both",
     )
-    await openai_client.chat.completions.create(**turn)
+    await openai_client.chat.completions.create(model="both", messages=hi, user=USER)
     assert _tools(model_server.requests[0]) == ["memory_read", "memory_save"]
     assert _tools(model_server.requests[1]) == ["memory_read"]
 
