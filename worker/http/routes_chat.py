@@ -43,7 +43,16 @@ from memory.store import load_call_settings
 from worker.catalog import AgentSpec, UnknownAgent
 from worker.http import answers
 from worker.http.chat_wire import ChatBody, SessionHeader, identities_of, session_of
-from worker.http.routes_context import CATALOG, MEMORY, POOL, Route, bounded, parse_body, read_json
+from worker.http.routes_context import (
+    CATALOG,
+    MEMORY,
+    POOL,
+    Route,
+    bounded,
+    parse_body,
+    read_json,
+    respond,
+)
 
 CHAT_CONFIG = web.AppKey("chat_config", ChatConfig)
 CHAT_MODEL = web.AppKey("chat_model", ConversationModel)
@@ -141,7 +150,7 @@ async def complete(request: web.Request) -> web.StreamResponse:
     if body.stream:
         include_usage = body.stream_options is not None and body.stream_options.include_usage
         return await _stream(request, body.model, result, include_usage)
-    return web.json_response(_completion(body.model, result), dumps=_dumps)
+    return respond(_completion(body.model, result))
 
 
 def _dumps(value: Any) -> str:
