@@ -146,6 +146,14 @@ class Environment(BaseSettings):
     )
     web_database_deadline_seconds: Seconds = Field(2.0, alias="WEB_DATABASE_DEADLINE_SECONDS")
     web_metrics_port: Port | None = Field(None, alias="WEB_METRICS_PORT")
+    # the chat wire's conversation model (web process); unset: the voice conversation model
+    chat_base_url: str | None = Field(None, alias="CHAT_BASE_URL")
+    chat_api_key: str | None = Field(None, alias="CHAT_API_KEY")
+    chat_model: str | None = Field(None, alias="CHAT_MODEL")
+    chat_timeout_seconds: Seconds = Field(30.0, alias="CHAT_TIMEOUT_SECONDS")
+    chat_max_tool_steps: Annotated[int, BeforeValidator(_trimmed), Field(ge=0, le=16)] = Field(
+        4, alias="CHAT_MAX_TOOL_STEPS"
+    )
 
     # LiveKit (worker: required; web and `dial`: optional, all or none)
     livekit_url: str | None = Field(None, alias="LIVEKIT_URL")

@@ -31,6 +31,8 @@ class Reply:
     """The Content-Type of a `raw_body` reply."""
     drop: bool = False
     """Close the connection without answering."""
+    tool_calls: list[dict[str, Any]] | None = None
+    """Chat Completions tool calls (`call_tool` builds them) answered instead of text."""
 
 
 @dataclass
@@ -74,6 +76,16 @@ class ModelServer:
     def answer_text(self, content: str | None, **kw: Any) -> None:
         self.replies.append(Reply(content=content, **kw))
 
+    def call_tool(self, name: str, arguments: dict[str, Any] | str | None = None) -> None:
+        """Queue an answer that calls one tool (`arguments` as a dict, or raw text)."""
+        raw = arguments if isinstance(arguments, str) else json.dumps(arguments or {})
+        call = {
+            "id": f"call_{len(self.replies)}_{name}",
+            "type": "function",
+            "function": {"name": name, "arguments": raw},
+        }
+        self.replies.append(Reply(tool_calls=[call], finish_reason="tool_calls"))
+
     def fail(self, status: int = 500, *, delay: float = 0.0) -> None:
         self.replies.append(Reply(status=status, delay=delay))
 
@@ -107,7 +119,7 @@ class ModelServer:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": reply.content},
+                        "message": _message(reply),
                         "finish_reason": reply.finish_reason,
                     }
                 ],
@@ -146,6 +158,13 @@ class ModelServer:
                 "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
             }
         )
+
+
+def _message(reply: Reply) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls is not None:
+        message["tool_calls"] = reply.tool_calls
+    return message
 
 
 def bag_of_words(text: str, dimensions: int) -> list[float]:

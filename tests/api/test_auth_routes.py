@@ -12,7 +12,7 @@ GUARDED = [r for r in ROUTES if r.scope != "public"]
 
 
 def concrete(path: str) -> str:
-    return path.replace("{agentId}", "support")
+    return path.replace("{agentId}", "support").replace("{sessionId}", "0" * 32)
 
 
 class TestHealth:

@@ -18,6 +18,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from jsonschema import Draft202012Validator
 
+from chat import ChatConfig, session_id, session_scope
 from memory.api import Memory
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
@@ -29,6 +30,9 @@ from worker.http.web import create_app
 from worker.voice_settings import VoiceSettings
 
 USER = "+34 611 22 33 44"
+# the session a chat turn below opens (support's key is phoneNumber; the turn names nobody)
+SESSION_ID = session_id("session", "support", "openapi", session_scope("phoneNumber", {}))
+CHAT = {"model": "support", "messages": [{"role": "user", "content": "Hi"}]}
 Call = tuple[str, str, Any, str | None]  # method, path, JSON body, key name (None: no key)
 
 CALLS: list[Call] = [
@@ -84,6 +88,14 @@ CALLS: list[Call] = [
     ("POST", "/api/voice/rooms", {"agentId": "support", "identities": [1]}, "admin"),  # 400
     ("POST", "/api/voice/calls", {"agentId": "support", "phoneNumber": "+34600111222"}, "admin"),
     ("POST", "/api/voice/calls", {"agentId": "support", "phoneNumber": "call me"}, "admin"),
+    ("POST", "/v1/chat/completions", CHAT, "admin"),
+    ("POST", "/v1/chat/completions", {**CHAT, "model": "nobody"}, "admin"),  # 404
+    ("POST", "/v1/chat/completions", {**CHAT, "n": 3}, "admin"),  # 400
+    ("GET", "/api/chat/sessions/support", None, "memory-reader"),
+    ("GET", f"/api/chat/sessions/support/{SESSION_ID}", None, "memory-reader"),
+    ("GET", "/api/chat/sessions/support?limit=0", None, "memory-reader"),  # 400
+    ("DELETE", f"/api/chat/sessions/support/{SESSION_ID}", None, "memory-eraser"),
+    ("DELETE", f"/api/chat/sessions/support/{SESSION_ID}", None, "memory-eraser"),  # 404
     ("POST", "/api/memory/customers/support/delete-all", {"userId": USER}, "memory-eraser"),
     ("POST", "/api/memory/customers/support/delete-all", {"userId": USER}, "memory-reader"),  # 403
 ]
@@ -105,6 +117,7 @@ async def _client(
     api_keys: tuple[ApiKey, ...],
     memory_config: MemoryConfig,
     livekit: LiveKitServer,
+    model_server: ModelServer,
 ) -> AsyncIterator[Client]:
     voice = VoiceSettings(
         url=livekit.url,
@@ -119,6 +132,7 @@ async def _client(
         api_keys=api_keys,
         memory_config=memory_config,
         voice=voice,
+        chat=ChatConfig(base_url=model_server.url, api_key="test-key", timeout_seconds=5),
     )
     client: Client = TestClient(TestServer(app))
     await client.start_server()
@@ -164,6 +178,7 @@ async def test_every_answer_matches_the_document(
     client: Client, memory: Memory, model_server: ModelServer
 ) -> None:
     await _seed(memory, model_server)
+    model_server.answer_text("Hello.")  # the chat turn
     document = await (await client.get("/api/openapi.json")).json()
     Draft202012Validator.check_schema({"$defs": document["components"]["schemas"]})
     answered: set[tuple[str, str]] = set()
@@ -171,6 +186,8 @@ async def test_every_answer_matches_the_document(
     for method, path, body, key in CALLS:
         headers = {} if key is None else auth(key)
         data = body if isinstance(body, str) else None if body is None else json.dumps(body)
+        if path == "/v1/chat/completions":
+            headers["x-stackbone-session"] = "openapi"
         response = await client.request(
             method, path, data=data, headers={**headers, "Content-Type": "application/json"}
         )
@@ -180,7 +197,10 @@ async def test_every_answer_matches_the_document(
         if matched != "default":
             answered.add((method, path.split("?", 1)[0]))
     documented = {
-        (method.upper(), re.sub(r"{agentId}", "support", template))
+        (
+            method.upper(),
+            re.sub(r"{agentId}", "support", template).replace("{sessionId}", SESSION_ID),
+        )
         for template, operations in document["paths"].items()
         for method in operations
         if template not in PAGES

@@ -16,7 +16,7 @@ import importlinter.cli  # noqa: F401  (sets up import-linter's adapters, as its
 from importlinter.application import use_cases
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("worker", "callmemory", "lifecycle", "sip", "transcript", "memory", "infra")
+PRODUCT = ("worker", "callmemory", "chat", "lifecycle", "sip", "transcript", "memory", "infra")
 
 
 def test_imports_point_inwards() -> None:

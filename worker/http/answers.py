@@ -24,6 +24,9 @@ class ErrorDetail(_Answer):
     code: str
     message: str
     field: str | None
+    # on the OpenAI-compatible chat wire (`/v1/...`) also OpenAI's own two fields
+    type: str | None = None
+    param: str | None = None
 
 
 class ErrorAnswer(_Answer):
@@ -251,3 +254,70 @@ class OutboundCall(_Answer):
     roomName: str
     dispatchId: str
     trunkId: str
+
+
+class ChatMessageAnswer(_Answer):
+    role: Literal["assistant"]
+    content: str
+    refusal: None
+
+
+class ChatChoice(_Answer):
+    index: int
+    message: ChatMessageAnswer
+    logprobs: None
+    finish_reason: Literal["stop"]
+
+
+class ChatUsage(_Answer):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatCompletion(_Answer):
+    """OpenAI's completion object (with `stream: true`, its chunks as server-sent events)."""
+
+    id: str
+    object: Literal["chat.completion"]
+    created: int
+    model: str
+    choices: list[ChatChoice]
+    usage: ChatUsage
+
+
+class ChatSessionItem(_Answer):
+    sessionId: str
+    kind: Literal["session", "conversation"]
+    key: str
+    userId: str | None
+    createdAt: Timestamp
+    updatedAt: Timestamp
+    turns: int
+
+
+class ChatSessions(_Answer):
+    agentId: str
+    sessions: list[ChatSessionItem]
+
+
+class ChatTurnItem(_Answer):
+    position: int
+    userMessage: str
+    reply: str
+    promptTokens: int
+    completionTokens: int
+    durationMs: float
+    createdAt: Timestamp
+
+
+class ChatSession(_Answer):
+    agentId: str
+    session: ChatSessionItem
+    turns: list[ChatTurnItem]
+
+
+class ChatSessionDeleted(_Answer):
+    agentId: str
+    sessionId: str
+    deleted: Literal[True]

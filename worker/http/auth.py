@@ -17,7 +17,13 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, ValidationError
 
 Scope = Literal[
-    "config:read", "config:write", "memory:read", "memory:delete", "voice:rooms", "voice:calls"
+    "config:read",
+    "config:write",
+    "memory:read",
+    "memory:delete",
+    "voice:rooms",
+    "voice:calls",
+    "chat",
 ]
 SCOPES: tuple[Scope, ...] = (
     "config:read",
@@ -26,6 +32,7 @@ SCOPES: tuple[Scope, ...] = (
     "memory:delete",
     "voice:rooms",
     "voice:calls",
+    "chat",  # text turns on the chat wire (`POST /v1/chat/completions`)
 )
 # a scope that also grants others: whoever may change configuration may read it
 _IMPLIED: dict[Scope, frozenset[Scope]] = {"config:write": frozenset({"config:read"})}

@@ -19,11 +19,13 @@ import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from chat import ChatModelFailed, SessionBusy, SessionNotFound
 from memory.contract import MemoryFailure
 from sip.dialing import InvalidDestination
 from worker.catalog import UnknownAgent
 from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http.auth import AuthFailure
+from worker.http.routes_chat import ModelNotFound
 from worker.http.routes_context import BodyTimedOut, BodyTooLarge, respond
 from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.identities import InvalidIdentities
@@ -40,6 +42,10 @@ CodedFailure: TypeAlias = (
     | InvalidDestination
     | LiveKitFailed
     | VoiceNotConfigured
+    | ModelNotFound
+    | ChatModelFailed
+    | SessionBusy
+    | SessionNotFound
 )
 """The failures whose code, message and field may reach the client as they are."""
 
@@ -75,9 +81,31 @@ def translate(failure: Exception) -> Problem:
     return UNEXPECTED
 
 
-def answer(problem: Problem) -> web.Response:
-    """The JSON error answer; a 401 also names the scheme the API takes."""
-    body = {"error": {"code": problem.code, "message": problem.message, "field": problem.field}}
+OPENAI_PREFIX: Final = "/v1/"
+"""Paths of the OpenAI-compatible wire: their errors also carry OpenAI's `type` and `param`."""
+
+
+def _openai_type(status: int) -> str:
+    if status == 401:
+        return "authentication_error"
+    if status == 403:
+        return "permission_error"
+    if status == 404:
+        return "not_found_error"
+    return "invalid_request_error" if status < 500 else "server_error"
+
+
+def answer(problem: Problem, *, openai: bool = False) -> web.Response:
+    """The JSON error answer; a 401 also names the scheme the API takes. On the OpenAI wire the
+    same body also carries `type` and `param`, so OpenAI's clients read it as their own."""
+    error: dict[str, object] = {
+        "code": problem.code,
+        "message": problem.message,
+        "field": problem.field,
+    }
+    if openai:
+        error |= {"type": _openai_type(problem.status), "param": problem.field}
+    body = {"error": error}
     response = respond(body, status=problem.status)
     for name, value in problem.headers:
         response.headers[name] = value
@@ -96,9 +124,9 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        return answer(translate(exc))
+        return answer(translate(exc), openai=request.path.startswith(OPENAI_PREFIX))
     except Exception as exc:
         problem = translate(exc)
         if problem is UNEXPECTED:  # no traceback: database errors can quote rejected values
             log.error("web.unhandled_error", error_type=type(exc).__name__, method=request.method)
-        return answer(problem)
+        return answer(problem, openai=request.path.startswith(OPENAI_PREFIX))

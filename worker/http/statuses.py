@@ -37,6 +37,12 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "invalid_destination": 400,
         "livekit_failed": 502,
         "voice_not_configured": 503,
+        # chat wire and sessions
+        "model_not_found": 404,
+        "session_busy": 409,
+        "session_not_found": 404,
+        "chat_model_failed": 502,
+        "chat_model_timeout": 504,
         INTERNAL_ERROR: 500,
     }
 )

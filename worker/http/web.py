@@ -20,6 +20,7 @@ from aiohttp import web
 
 from callmemory import environment
 from callmemory.environment import default
+from chat import ChatConfig, ConversationModel
 from infra import database, tracing
 from infra.database import EmbeddedStartFailed, create_pool, database_url
 from infra.logs import configure_logging
@@ -33,6 +34,7 @@ from worker.http import (
     headers,
     openapi,
     routes_activity,
+    routes_chat,
     routes_customers,
     routes_extraction,
     routes_health,
@@ -40,6 +42,7 @@ from worker.http import (
     routes_page,
     routes_screen,
     routes_search,
+    routes_sessions,
     routes_settings,
     routes_voice,
 )
@@ -71,6 +74,8 @@ ROUTES: tuple[Route, ...] = (
     *routes_activity.ROUTES,
     *routes_voice.ROUTES,
     *routes_ops.ROUTES,
+    *routes_chat.ROUTES,
+    *routes_sessions.ROUTES,
 )
 # static files of the test-call page and the Memory screen: no data and no key, so kept apart
 # from the API table
@@ -85,6 +90,7 @@ async def _offer_identity_keys(app: web.Application) -> None:
 
 
 async def _close_memory(app: web.Application) -> None:
+    await app[routes_chat.CHAT_MODEL].aclose()
     await app[MEMORY].aclose()
 
 
@@ -95,10 +101,12 @@ def create_app(
     api_keys: Sequence[ApiKey],
     memory_config: MemoryConfig,
     voice: VoiceSettings | None = None,
+    chat: ChatConfig | None = None,
     database_deadline_seconds: float = default("WEB_DATABASE_DEADLINE_SECONDS"),
     limits: ServerLimits | None = None,
 ) -> web.Application:
-    """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit."""
+    """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit,
+    `chat` the conversation model of the chat wire."""
     app = web.Application(middlewares=[error_middleware], client_max_size=MAX_BODY_BYTES)
     app[LIMITS] = limits or ServerLimits()
     app[POOL] = pool
@@ -107,6 +115,8 @@ def create_app(
     app[API_KEYS] = tuple(api_keys)
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
     app[routes_voice.DISPATCHER] = None if voice is None else Dispatcher(voice)
+    app[routes_chat.CHAT_CONFIG] = chat or ChatConfig()
+    app[routes_chat.CHAT_MODEL] = ConversationModel(app[routes_chat.CHAT_CONFIG])
     app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
     app[openapi.DOCUMENT] = openapi.document((*ROUTES, openapi.ROUTE), PAGES)
     for route in (*ROUTES, openapi.ROUTE):
@@ -129,6 +139,7 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         api_keys=config.api_keys,
         memory_config=config.memory,
         voice=config.voice,
+        chat=config.chat,
         database_deadline_seconds=config.database_deadline_seconds,
         limits=config.limits,
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from callmemory import environment
 from callmemory.config import long_op_limits, memory_config, pool_timeouts
+from chat import ChatConfig
 from infra.database import PoolTimeouts
 from infra.logs import LogFormat
 from infra.long_ops import LongOpLimits
@@ -25,6 +26,7 @@ class WebConfig:
     api_keys: tuple[ApiKey, ...]
     memory: MemoryConfig
     voice: VoiceSettings | None  # None: the voice routes answer 503
+    chat: ChatConfig
     limits: ServerLimits
     database_deadline_seconds: float
     database: PoolTimeouts
@@ -61,6 +63,7 @@ def web_config(settings: environment.Environment, api_keys: tuple[ApiKey, ...]) 
         api_keys=api_keys,
         memory=memory_config(settings),
         voice=voice_settings(settings),
+        chat=chat_config(settings),
         limits=server_limits(settings),
         database_deadline_seconds=settings.web_database_deadline_seconds,
         database=pool_timeouts(settings),
@@ -72,4 +75,15 @@ def web_config(settings: environment.Environment, api_keys: tuple[ApiKey, ...]) 
         metrics_port=settings.web_metrics_port,
         log_format=settings.log_format,
         tracing_endpoint=settings.otel_exporter_otlp_endpoint,
+    )
+
+
+def chat_config(settings: environment.Environment) -> ChatConfig:
+    """The chat wire's conversation model: CHAT_*, else the voice model's, else OpenAI's."""
+    return ChatConfig(
+        base_url=settings.chat_base_url or settings.voice_base_url or settings.openai_base_url,
+        api_key=settings.chat_api_key or settings.voice_api_key or settings.openai_api_key,
+        model=settings.chat_model or settings.voice_llm_model,
+        timeout_seconds=settings.chat_timeout_seconds,
+        max_tool_steps=settings.chat_max_tool_steps,
     )

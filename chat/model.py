@@ -1,0 +1,108 @@
+"""The conversation model of a text turn: one Chat Completions request per step.
+
+The official `openai` client talks to any OpenAI-compatible endpoint; it never retries (a turn
+that half-ran a tool must not be replayed by a client library) and each request has the
+configured timeout. Failures become `ChatModelFailed` or `ChatModelTimeout`, whose messages
+name no model output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import openai
+
+from chat.config import ChatConfig
+
+
+class ChatModelFailed(Exception):
+    """The conversation model refused or failed the request (502)."""
+
+    code: ClassVar[str] = "chat_model_failed"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field: str | None = None
+
+
+class ChatModelTimeout(ChatModelFailed):
+    """The conversation model did not answer within CHAT_TIMEOUT_SECONDS (504)."""
+
+    code = "chat_model_timeout"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One model answer: text, or tool calls, and its tokens."""
+
+    content: str | None
+    tool_calls: tuple[ToolCall, ...]
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class ConversationModel:
+    def __init__(self, config: ChatConfig) -> None:
+        self._config = config
+        self._client: openai.AsyncOpenAI | None = None
+
+    def _openai(self) -> openai.AsyncOpenAI:
+        if self._client is None:  # built on first use: an unconfigured key fails per turn
+            self._client = openai.AsyncOpenAI(
+                base_url=self._config.base_url,
+                api_key=self._config.api_key or "not-configured",
+                max_retries=0,
+                timeout=self._config.timeout_seconds,
+            )
+        return self._client
+
+    async def step(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **options: Any
+    ) -> Step:
+        extra: dict[str, Any] = dict(options)
+        if tools:
+            extra["tools"] = tools
+        try:
+            completion = await self._openai().chat.completions.create(
+                model=self._config.model,
+                messages=messages,  # type: ignore[arg-type]
+                **extra,
+            )
+        except openai.APITimeoutError:
+            raise ChatModelTimeout("the conversation model did not answer in time") from None
+        except openai.APIStatusError as exc:
+            raise ChatModelFailed(f"the conversation model answered {exc.status_code}") from None
+        except openai.APIError as exc:
+            raise ChatModelFailed(f"the conversation model failed ({type(exc).__name__})") from None
+        return _step(completion)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+
+def _step(completion: Any) -> Step:
+    if not completion.choices:
+        raise ChatModelFailed("the conversation model answered no choice")
+    message = completion.choices[0].message
+    calls = tuple(
+        ToolCall(c.id, c.function.name, c.function.arguments or "")
+        for c in (message.tool_calls or ())
+        if getattr(c, "function", None) is not None
+    )
+    usage = completion.usage
+    return Step(
+        content=message.content,
+        tool_calls=calls,
+        prompt_tokens=0 if usage is None else usage.prompt_tokens,
+        completion_tokens=0 if usage is None else usage.completion_tokens,
+    )

@@ -1,0 +1,132 @@
+"""The two memory tools of a text turn: which are offered, what they say, and what they do.
+
+Which tools a turn offers is a pure decision from the agent's effective settings, resolved for
+that turn, and whether the customer is known: read → `memory_read`, save → `memory_save`, both,
+or none. The agent and the customer are bound by the server when the turn starts; a tool call's
+arguments can never name either (they are ignored, except `memory_save`'s `content`).
+`memory_save` answers only `{"saved": true}` (or `false` with an error code), so a save-only
+agent never sees what is stored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from memory.api import Memory
+from memory.settings import CallSettings
+
+ToolName = Literal["memory_read", "memory_save"]
+MEMORY_READ: Final = "memory_read"
+MEMORY_SAVE: Final = "memory_save"
+RESERVED: Final = frozenset({MEMORY_READ, MEMORY_SAVE})
+RECENT_CALLS: Final = 5
+
+
+class ReservedToolName(ValueError):
+    """An agent declares a tool whose name the memory tools reserve."""
+
+    code = "reserved_tool_name"
+
+    def __init__(self, name: str, field: str = "tools") -> None:
+        self.field: str | None = field
+        self.message = f"{field}: the tool name {name} is reserved for memory"
+        super().__init__(self.message)
+
+
+def offered_tools(read: bool, save: bool, *, customer_known: bool) -> tuple[ToolName, ...]:
+    """The memory tools of a turn: the settings table, and none without a customer."""
+    if not customer_known:
+        return ()
+    chosen: list[ToolName] = []
+    if read:
+        chosen.append("memory_read")
+    if save:
+        chosen.append("memory_save")
+    return tuple(chosen)
+
+
+def check_reserved(names: Iterable[str], *, memory_enabled: bool, field: str = "tools") -> None:
+    """Refuse an agent's own tool named like a memory tool while memory is enabled."""
+    if not memory_enabled:
+        return
+    for name in names:
+        if name in RESERVED:
+            raise ReservedToolName(name, field)
+
+
+_SPECS: Mapping[str, dict[str, Any]] = {
+    MEMORY_READ: {
+        "description": "Read what is remembered about the person in this conversation: "
+        "their saved facts and summaries of recent conversations.",
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+    },
+    MEMORY_SAVE: {
+        "description": "Save something worth remembering about the person in this "
+        "conversation. Pass the relevant conversation text as content.",
+        "parameters": {
+            "type": "object",
+            "properties": {"content": {"type": "string", "description": "conversation text"}},
+            "required": ["content"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def tool_specs(names: Iterable[ToolName]) -> list[dict[str, Any]]:
+    """The tools in Chat Completions' `tools` shape."""
+    return [{"type": "function", "function": {"name": n, **_SPECS[n]}} for n in names]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolScope:
+    """Who the tools act for: fixed by the server when the turn starts."""
+
+    agent_id: str
+    user_id: str
+    settings: CallSettings
+    offered: tuple[ToolName, ...]
+
+
+def _arguments(raw: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw or "{}")
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+async def run_tool(memory: Memory, scope: ToolScope, name: str, raw_arguments: str) -> str:
+    """One tool call's result as the JSON text fed back to the model (never logged)."""
+    if name not in scope.offered:
+        return json.dumps({"error": "unknown_tool"})
+    if name == MEMORY_READ:
+        return await _read(memory, scope)
+    arguments = _arguments(raw_arguments)
+    content = None if arguments is None else arguments.get("content")
+    if not isinstance(content, str) or not content.strip():
+        return json.dumps({"saved": False, "error": "content: must be a non-empty string"})
+    result = await memory.add(
+        content,
+        scope.agent_id,
+        scope.user_id,
+        instructions=scope.settings.instructions,
+        brief=scope.settings.brief,
+    )
+    if result.error is not None:
+        return json.dumps({"saved": False, "error": result.error.code})
+    return json.dumps({"saved": True})
+
+
+async def _read(memory: Memory, scope: ToolScope) -> str:
+    result = await memory.recall(scope.agent_id, scope.user_id, RECENT_CALLS)
+    if result.error is not None or result.data is None:
+        code = "memory_unavailable" if result.error is None else result.error.code
+        return json.dumps({"error": code})
+    found = result.data
+    calls = [{"summary": c.summary, "at": c.started_at.isoformat()} for c in found.calls]
+    facts = [f.content for f in found.facts]
+    return json.dumps({"facts": facts, "recentCalls": calls}, ensure_ascii=False)

@@ -1,0 +1,93 @@
+"""One text turn: the agent's instructions, the thread, the new messages, and a bounded loop
+in which the conversation model may call the memory tools, each result fed back.
+
+At most `max_tool_steps` model requests are offered the tools; the request after them is
+offered none, so every turn ends in an answer. Nothing of the messages, tool arguments or tool
+results is logged: the turn's log line holds counts, tool names and tokens.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from chat.model import ConversationModel, Step
+from chat.tools import ToolScope, run_tool, tool_specs
+from memory.api import Memory
+
+log = structlog.get_logger(__name__)
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnInput:
+    agent_id: str
+    instructions: str
+    thread: list[Message]  # earlier turns of a kept session
+    new: list[Message]  # what the client sent this time
+    scope: ToolScope | None  # None: no memory tools this turn
+    options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+
+
+@dataclass
+class TurnResult:
+    reply: str = ""
+    added: list[Message] = field(default_factory=list)  # assistant and tool messages
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    steps: int = 0
+    tool_calls: list[str] = field(default_factory=list)  # tool names only
+    duration_ms: float = 0.0
+
+
+def _assistant_with_calls(step: Step) -> Message:
+    return {
+        "role": "assistant",
+        "content": step.content,
+        "tool_calls": [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in step.tool_calls
+        ],
+    }
+
+
+async def run_turn(
+    model: ConversationModel, memory: Memory, turn: TurnInput, max_tool_steps: int
+) -> TurnResult:
+    started = time.perf_counter()
+    result = TurnResult()
+    base = [{"role": "system", "content": turn.instructions}, *turn.thread, *turn.new]
+    specs = tool_specs(turn.scope.offered) if turn.scope is not None else []
+    while True:
+        offer = specs if specs and result.steps < max_tool_steps else None
+        step = await model.step([*base, *result.added], offer, **turn.options)
+        result.steps += 1
+        result.prompt_tokens += step.prompt_tokens
+        result.completion_tokens += step.completion_tokens
+        if offer is None or not step.tool_calls or turn.scope is None:
+            result.reply = step.content or ""
+            result.added.append({"role": "assistant", "content": result.reply})
+            break
+        result.added.append(_assistant_with_calls(step))
+        for call in step.tool_calls:
+            result.tool_calls.append(call.name if call.name in specs_names(specs) else "unknown")
+            output = await run_tool(memory, turn.scope, call.name, call.arguments)
+            result.added.append({"role": "tool", "tool_call_id": call.id, "content": output})
+    result.duration_ms = (time.perf_counter() - started) * 1000
+    log.info(
+        "chat.turn",
+        agent_id=turn.agent_id,
+        steps=result.steps,
+        tools=result.tool_calls,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        duration_ms=round(result.duration_ms, 1),
+    )
+    return result
+
+
+def specs_names(specs: list[dict[str, Any]]) -> set[str]:
+    return {s["function"]["name"] for s in specs}

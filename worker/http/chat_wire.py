@@ -1,0 +1,154 @@
+"""What the OpenAI-compatible chat wire reads from a request: the body, the identity headers,
+the session headers. Every refusal is a 400 that names its field and rule.
+
+The customer comes from two places only: the body's `user` (OpenAI's own end-user field),
+which supplies `customerId` and nothing else, and the `x-stackbone-identities` header, a JSON
+object of literal field names to opaque values checked by the same rules as a browser call's
+identities (`worker.identities`). Header values travel as ASCII: non-ASCII characters are sent
+as JSON `\\u` escapes, and the values are kept byte-for-byte after decoding. A bearer key or a
+session key never supplies an identity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Literal
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from chat import SessionKind
+from memory.contract import InvalidRequest, strict_json
+from worker.identities import InvalidIdentities, check_identities, merge_customer_id
+
+IDENTITIES_HEADER: Final = "x-stackbone-identities"
+SESSION_HEADER: Final = "x-stackbone-session"
+CONVERSATION_HEADER: Final = "x-stackbone-conversation"
+MAX_SESSION_KEY_CHARS: Final = 200
+MAX_MESSAGES: Final = 256
+MAX_MESSAGE_CHARS: Final = 100_000
+
+
+class TextPart(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    type: Literal["text"]
+    text: Annotated[str, StringConstraints(max_length=MAX_MESSAGE_CHARS)]
+
+
+class ChatMessage(BaseModel):
+    """A client message: system, developer, user or assistant text (client tools are not
+    supported on this wire yet: the only tools are the server's memory tools)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    role: Literal["system", "developer", "user", "assistant"]
+    content: (
+        Annotated[str, StringConstraints(max_length=MAX_MESSAGE_CHARS)]
+        | Annotated[list[TextPart], Field(max_length=64)]
+    )
+    name: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
+
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(part.text for part in self.content)
+
+
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    include_usage: bool = False
+
+
+class ChatBody(BaseModel):
+    """`POST /v1/chat/completions`: `model` is an agent id of the catalog."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    model: Annotated[str, StringConstraints(min_length=1, max_length=100)]
+    messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=MAX_MESSAGES)]
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    user: Any = None  # checked as an identity value (`worker.identities`)
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+    top_p: Annotated[float, Field(ge=0, le=1)] | None = None
+    max_tokens: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    max_completion_tokens: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    n: Literal[1] | None = None
+
+    def options(self) -> dict[str, Any]:
+        """What the conversation model is also sent."""
+        names = ("temperature", "top_p", "max_tokens", "max_completion_tokens")
+        return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
+
+
+def _header_problem(header: str, rule: str) -> InvalidRequest:
+    return InvalidRequest(f"{header}: {rule}", field=header)
+
+
+def identities_of(request: web.Request, user: object) -> dict[str, str]:
+    """The checked identities map of a turn, `user` folded in as `customerId`."""
+    raw = request.headers.getall(IDENTITIES_HEADER, [])
+    if len(raw) > 1:
+        raise _header_problem(IDENTITIES_HEADER, "must be sent once")
+    parsed: object = None
+    if raw:
+        text = raw[0]
+        if not text.isascii():
+            raise _header_problem(
+                IDENTITIES_HEADER, r"must be ASCII: send other characters as \u escapes"
+            )
+        try:
+            parsed = strict_json.loads(text)
+        except strict_json.JsonRejected as rejected:
+            raise _header_problem(
+                IDENTITIES_HEADER, f"must be a JSON object ({rejected.rule})"
+            ) from None
+        if parsed is None:
+            raise _header_problem(IDENTITIES_HEADER, "must be a JSON object")
+    try:
+        identities = check_identities(parsed)
+    except InvalidIdentities as exc:
+        raise InvalidIdentities(exc.rule, IDENTITIES_HEADER) from None
+    try:
+        return merge_customer_id(identities, user)
+    except InvalidIdentities as exc:
+        field = IDENTITIES_HEADER if exc.field == "identities" else "user"
+        raise InvalidIdentities(exc.rule, field) from None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHeader:
+    kind: SessionKind
+    key: str
+
+
+def _key(request: web.Request, header: str) -> str | None:
+    values = request.headers.getall(header, [])
+    if not values:
+        return None
+    if len(values) > 1:
+        raise _header_problem(header, "must be sent once")
+    key = values[0]
+    if not key:
+        raise _header_problem(header, "must have at least 1 character")
+    if len(key) > MAX_SESSION_KEY_CHARS:
+        raise _header_problem(header, f"must have at most {MAX_SESSION_KEY_CHARS} characters")
+    if not key.isascii() or not key.isprintable():
+        raise _header_problem(header, "must be printable ASCII")
+    return key
+
+
+def session_of(request: web.Request) -> SessionHeader | None:
+    """The session header of a turn, if any; both headers at once are refused."""
+    session, conversation = _key(request, SESSION_HEADER), _key(request, CONVERSATION_HEADER)
+    if session is not None and conversation is not None:
+        raise _header_problem(
+            SESSION_HEADER, f"send either {SESSION_HEADER} or {CONVERSATION_HEADER}, not both"
+        )
+    if session is not None:
+        return SessionHeader("session", session)
+    if conversation is not None:
+        return SessionHeader("conversation", conversation)
+    return None
