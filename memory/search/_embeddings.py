@@ -46,7 +46,7 @@ def vectors(body: object, expected: int) -> tuple[str, ...]:
     if not all(type(item.get("index")) is int for item in data):
         raise InvalidModelOutput("embedding rejected: every vector needs an integer index")
     by_index = {item.get("index"): item.get("embedding") for item in data}
-    if len(data) != expected or sorted(by_index, key=str) != list(range(expected)):
+    if len(data) != expected or set(by_index) != set(range(expected)):
         raise InvalidModelOutput("embedding rejected: one vector per input was expected")
     return tuple(vector_literal(by_index[i]) for i in range(expected))
 
