@@ -6,6 +6,7 @@ playback (`transcript.sentences`); without it only replies that played to the en
 
 from callmemory.attach import PHONE_CALLERS, CallerMemory
 from callmemory.config import CallConfig
+from callmemory.documents import search_docs
 from lifecycle.call import MemoryCall, SessionAlreadyStarted
 from lifecycle.opening import ConnectOptions
 from memory.settings import CodeDefaults
@@ -20,4 +21,5 @@ __all__ = [
     "MemoryCall",
     "SessionAlreadyStarted",
     "measurable",
+    "search_docs",
 ]

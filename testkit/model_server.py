@@ -45,6 +45,7 @@ class ModelServer:
     embedding_requests: list[dict[str, Any]] = field(default_factory=list)
     embedding_failures: deque[Reply] = field(default_factory=deque)
     embedding_delay: float = 0.0  # seconds before every successful embeddings answer
+    embeddings_answered: int = 0  # successful embeddings answers sent
     _runner: web.AppRunner | None = None
     url: str = ""
 
@@ -138,6 +139,7 @@ class ModelServer:
             await asyncio.sleep(self.embedding_delay)
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
         dimensions = int(body.get("dimensions", 512))
+        self.embeddings_answered += 1
         return web.json_response(
             {
                 "object": "list",

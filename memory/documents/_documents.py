@@ -49,6 +49,7 @@ class Documents:
     """Collections of documents in the service's Postgres, searched by meaning."""
 
     def __init__(self, pool: asyncpg.Pool, config: MemoryConfig) -> None:
+        self.pool = pool
         self._store = DocumentStore(pool)
         self._model = EmbeddingModel(config)
         self._tasks: set[asyncio.Task[None]] = set()
