@@ -6,7 +6,7 @@ Collections are shared by every agent of the deployment and named by a namespace
 
 from memory.documents._chunking import CHUNK_CHARS, CHUNK_OVERLAP, chunk_text, fold_whitespace
 from memory.documents._documents import Documents
-from memory.documents._errors import RAG_ERROR_CODES, RAG_FAILURES, RagFailure
+from memory.documents._errors import RAG_ERROR_CODES, RAG_FAILURES, RagFailure, RagTooLarge
 from memory.documents._models import Collection, DocumentInfo, Hit, Original, Retrieval
 from memory.documents._parsing import CONTENT_TYPES, content_type_of, extract
 from memory.documents._requests import (
@@ -36,6 +36,7 @@ __all__ = [
     "Hit",
     "Original",
     "RagFailure",
+    "RagTooLarge",
     "Retrieval",
     "chunk_text",
     "content_type_of",

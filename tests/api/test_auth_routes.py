@@ -12,7 +12,11 @@ GUARDED = [r for r in ROUTES if r.scope != "public"]
 
 
 def concrete(path: str) -> str:
-    return path.replace("{agentId}", "support")
+    return (
+        path.replace("{agentId}", "support")
+        .replace("{namespace}", "help")
+        .replace("{documentId}", "00000000-0000-0000-0000-000000000000")
+    )
 
 
 class TestHealth:

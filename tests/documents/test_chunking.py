@@ -77,3 +77,14 @@ def test_bad_settings_are_refused(size: int, overlap: int) -> None:
 
 def test_the_stated_defaults() -> None:
     assert (CHUNK_CHARS, CHUNK_OVERLAP) == (1000, 200)
+
+
+def test_the_chunk_limit_at_and_past() -> None:
+    from memory.documents import MAX_CHUNKS, MAX_DOCUMENT_BYTES, RagTooLarge
+    from memory.documents._requests import chunk_count
+
+    assert chunk_count(MAX_CHUNKS) == MAX_CHUNKS
+    with pytest.raises(RagTooLarge, match=f"at most {MAX_CHUNKS} chunks"):
+        chunk_count(MAX_CHUNKS + 1)
+    # a plain text at the byte limit stays within it
+    assert MAX_DOCUMENT_BYTES // (CHUNK_CHARS - CHUNK_OVERLAP) + 1 < MAX_CHUNKS

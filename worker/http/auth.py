@@ -17,7 +17,14 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, ValidationError
 
 Scope = Literal[
-    "config:read", "config:write", "memory:read", "memory:delete", "voice:rooms", "voice:calls"
+    "config:read",
+    "config:write",
+    "memory:read",
+    "memory:delete",
+    "voice:rooms",
+    "voice:calls",
+    "documents:read",
+    "documents:write",
 ]
 SCOPES: tuple[Scope, ...] = (
     "config:read",
@@ -26,9 +33,14 @@ SCOPES: tuple[Scope, ...] = (
     "memory:delete",
     "voice:rooms",
     "voice:calls",
+    "documents:read",
+    "documents:write",
 )
 # a scope that also grants others: whoever may change configuration may read it
-_IMPLIED: dict[Scope, frozenset[Scope]] = {"config:write": frozenset({"config:read"})}
+_IMPLIED: dict[Scope, frozenset[Scope]] = {
+    "config:write": frozenset({"config:read"}),
+    "documents:write": frozenset({"documents:read"}),
+}
 MIN_SECRET_CHARS = 24
 ENV_VAR = "MEMORY_API_KEYS"
 
