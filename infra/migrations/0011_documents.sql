@@ -76,7 +76,9 @@ begin
         create index doc_chunks_nearest on stackbone_platform.doc_chunks
             using hnsw (embedding vector_cosine_ops)
     $sql$;
-    create index doc_chunks_collection on stackbone_platform.doc_chunks (collection_id);
+    -- No index on collection_id, and no sequential scan inside `nearest_chunks`: otherwise the
+    -- planner reads the whole collection and sorts it (exact, but linear in its size) where
+    -- the HNSW index answers in about the same time at any size.
     -- The nearest chunks of one collection. As for facts (0004), an HNSW scan filtered by
     -- collection keeps scanning until it has `n` rows where pgvector >= 0.8 allows it.
     if (select string_to_array(extversion, '.')::int[] from pg_extension
@@ -88,6 +90,7 @@ begin
             p_collection bigint, p_query vector, p_limit integer)
         returns table (document_id uuid, seq integer, content text, distance double precision)
         language sql stable rows 20
+        set enable_seqscan = off
         %s
         as $$
             with candidates as materialized (

@@ -52,7 +52,7 @@ async def test_chunk_vectors_have_an_hnsw_index_and_iterative_scans(pool: asyncp
     )
     assert "hnsw (embedding vector_cosine_ops)" in indexdef
     config = await pool.fetchval("select proconfig from pg_proc where proname = 'nearest_chunks'")
-    assert config == ["hnsw.iterative_scan=relaxed_order"]
+    assert config == ["enable_seqscan=off", "hnsw.iterative_scan=relaxed_order"]
     dimensions = await pool.fetchval(
         "select format_type(atttypid, atttypmod) from pg_attribute"
         " where attrelid = 'stackbone_platform.doc_chunks'::regclass and attname = 'embedding'"
