@@ -17,6 +17,7 @@ docs/voice-call.md#the-heard-transcript has the rule.
 
 from callmemory.attach import PHONE_CALLERS, CallerMemory
 from callmemory.config import CallConfig
+from callmemory.documents import search_docs
 from lifecycle.call import MemoryCall, SessionAlreadyStarted
 from lifecycle.opening import ConnectOptions
 from memory.settings import CodeDefaults
@@ -31,4 +32,5 @@ __all__ = [
     "MemoryCall",
     "SessionAlreadyStarted",
     "measurable",
+    "search_docs",
 ]

@@ -46,6 +46,8 @@ class ModelServer:
     # /v1/embeddings: deterministic vectors unless a scripted failure is queued
     embedding_requests: list[dict[str, Any]] = field(default_factory=list)
     embedding_failures: deque[Reply] = field(default_factory=deque)
+    embedding_delay: float = 0.0  # seconds before every successful embeddings answer
+    embeddings_answered: int = 0  # successful embeddings answers sent
     _runner: web.AppRunner | None = None
     url: str = ""
 
@@ -145,8 +147,11 @@ class ModelServer:
                 return web.Response(text=reply.raw_body, content_type="application/json")
             error = {"error": {"message": "scripted failure", "type": "server_error", "code": None}}
             return web.json_response(error, status=reply.status)
+        if self.embedding_delay:
+            await asyncio.sleep(self.embedding_delay)
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
         dimensions = int(body.get("dimensions", 512))
+        self.embeddings_answered += 1
         return web.json_response(
             {
                 "object": "list",

@@ -1,4 +1,4 @@
-"""`caller-memory`, the one command: `memory ...`, `dial`, `web` and `worker`.
+"""`caller-memory`, the one command: `memory ...`, `docs ...`, `dial`, `web` and `worker`.
 
 Results print as JSON on stdout in the HTTP API's shape (camelCase keys, ISO timestamps). A
 refusal prints one `error: ...` line on stderr: exit code 2 for bad input or configuration, 1
@@ -27,6 +27,7 @@ from sip.dialing import InvalidDestination, check_destination, check_trunk_id
 from sip.job_metadata import outbound_metadata
 from worker.catalog import UnknownAgent, default_catalog
 from worker.dispatcher import Dispatcher, LiveKitFailed
+from worker.docs_commands import docs_app
 from worker.memory_commands import memory_app
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused
 from worker.voice_settings import LIVEKIT_TOGETHER, TRUNK_VAR, voice_settings
@@ -40,6 +41,7 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(memory_app, name="memory")
+app.add_typer(docs_app, name="docs")
 
 
 def print_json(body: dict[str, Any]) -> None:

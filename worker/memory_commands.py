@@ -46,6 +46,11 @@ def _print(body: dict[str, Any]) -> None:
 Work = Callable[[asyncpg.Pool, MemoryConfig], Awaitable[dict[str, Any]]]
 
 
+def run_with_pool(work: Work) -> None:
+    """`_run`, for the other command groups (`caller-memory docs ...`)."""
+    _run(work)
+
+
 def _run(work: Work) -> None:
     """Read the configuration (every bad variable named at once), open a pool, do the work."""
     settings = environment.read()  # the command's one read of its environment

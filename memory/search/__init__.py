@@ -2,7 +2,7 @@
 their fusion, the fact vectors (embeddings, background indexing) and search's own SQL.
 """
 
-from memory.search._embeddings import EmbeddingModel
+from memory.search._embeddings import EMBEDDING_DIMENSIONS, MAX_BATCH, EmbeddingModel
 from memory.search._models import SEARCH_MODES, SearchHit, SearchOutcome
 from memory.search._requests import DEFAULT_K, DEFAULT_MODE, search_request
 from memory.search._search import Search
@@ -11,6 +11,8 @@ from memory.search._store import SearchStore
 __all__ = [
     "DEFAULT_K",
     "DEFAULT_MODE",
+    "EMBEDDING_DIMENSIONS",
+    "MAX_BATCH",
     "SEARCH_MODES",
     "EmbeddingModel",
     "Search",

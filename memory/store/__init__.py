@@ -7,7 +7,7 @@ exceptions become typed memory failures here (`translated`), once. Search keeps 
 from memory.store import _extraction_settings as extraction_settings_store
 from memory.store import _settings as settings_store
 from memory.store._activity import ActivityEntry, list_activity
-from memory.store._db_errors import DB_ERRORS, translated
+from memory.store._db_errors import DB_ERRORS, MISSING, translated
 from memory.store._extraction_settings import ExtractionSettings
 from memory.store._facts import DIRECT_WRITE, MemoryStore, Snapshot
 from memory.store._journal import (
@@ -40,6 +40,7 @@ __all__ = [
     "DIRECT_WRITE",
     "MAX_CURSOR",
     "MAX_LIMIT",
+    "MISSING",
     "ActivityEntry",
     "ClaimedJournal",
     "ExtractionSettings",

@@ -12,7 +12,12 @@ GUARDED = [r for r in ROUTES if r.scope != "public"]
 
 
 def concrete(path: str) -> str:
-    return path.replace("{agentId}", "support").replace("{sessionId}", "0" * 32)
+    return (
+        path.replace("{agentId}", "support")
+        .replace("{sessionId}", "0" * 32)
+        .replace("{namespace}", "help")
+        .replace("{documentId}", "00000000-0000-0000-0000-000000000000")
+    )
 
 
 class TestHealth:

@@ -26,6 +26,7 @@ from tests.api.conftest import Client, auth, build_catalog
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.memory.helpers import add_op, update_op
 from worker.http.auth import ApiKey
+from worker.http.routes_documents import DOCUMENTS
 from worker.http.web import create_app
 from worker.voice_settings import VoiceSettings
 
@@ -98,9 +99,52 @@ CALLS: list[Call] = [
     ("DELETE", f"/api/chat/sessions/support/{SESSION_ID}", None, "memory-eraser"),  # 404
     ("POST", "/api/memory/customers/support/delete-all", {"userId": USER}, "memory-eraser"),
     ("POST", "/api/memory/customers/support/delete-all", {"userId": USER}, "memory-reader"),  # 403
+    ("GET", "/api/documents/collections", None, "docs-reader"),
+    ("GET", "/api/documents/collections/help/documents", None, "docs-reader"),
+    ("GET", "/api/documents/collections/Help!/documents", None, "docs-reader"),  # 400
+    ("POST", "/api/documents/collections/help/search", {"query": "refund", "topK": 2}, "admin"),
+    ("POST", "/api/documents/collections/nowhere/search", {"query": "refund"}, "admin"),  # 404
+    ("GET", "/api/documents/documents/{doc}", None, "docs-reader"),
+    ("GET", "/api/documents/documents/not-a-uuid", None, "docs-reader"),  # 400
+    ("DELETE", "/api/documents/documents/{doc}", None, "docs-reader"),  # 403
+    ("DELETE", "/api/documents/documents/{doc}", None, "admin"),
 ]
 PAGES = ["/", "/memory", "/memory/", "/memory/screen.js", "/memory/screen.css", "/voice"]
 PAGES += ["/voice/", "/voice/page.js", "/voice/page.css", "/voice/livekit-client.umd.js"]
+
+
+@pytest.fixture
+def memory_config(model_server: ModelServer) -> MemoryConfig:
+    """With an embedding model, so document collections answer."""
+    return MemoryConfig(
+        base_url=model_server.url, api_key="test-key", embedding_model="test-embedding"
+    )
+
+
+async def _document_uploads(
+    client: Client, document: dict[str, Any]
+) -> tuple[str, set[tuple[str, str]]]:
+    """The raw upload and download routes (not JSON in): a ready document's id and what answered."""
+    path = "/api/documents/collections/help/documents?source=returns.md"
+    refused = await client.post(
+        path, data=b"x", headers={**auth("admin"), "Content-Type": "application/msword"}
+    )
+    assert _check(document, "POST", path, refused.status, await refused.json()) == "default"
+    uploaded = await client.post(
+        path,
+        data=b"# Returns\n\nRefund within 30 days.",
+        headers={**auth("admin"), "Content-Type": "text/markdown"},
+    )
+    body = await uploaded.json()
+    assert _check(document, "POST", path, uploaded.status, body) == "202"
+    app = client.app
+    assert app is not None
+    await app[DOCUMENTS].drain()
+    download = f"/api/documents/documents/{body['id']}/original"
+    original = await client.get(download, headers=auth("docs-reader"))
+    media = _operation(document, "GET", download)["responses"]["200"]["content"]
+    assert original.status == 200 and original.content_type in media
+    return body["id"], {("POST", path.split("?", 1)[0]), ("GET", download)}
 
 
 @pytest.fixture(name="livekit")
@@ -181,9 +225,10 @@ async def test_every_answer_matches_the_document(
     model_server.answer_text("Hello.")  # the chat turn
     document = await (await client.get("/api/openapi.json")).json()
     Draft202012Validator.check_schema({"$defs": document["components"]["schemas"]})
-    answered: set[tuple[str, str]] = set()
+    doc, answered = await _document_uploads(client, document)
     statuses: set[int] = set()
-    for method, path, body, key in CALLS:
+    for method, template, body, key in CALLS:
+        path = template.replace("{doc}", doc)
         headers = {} if key is None else auth(key)
         data = body if isinstance(body, str) else None if body is None else json.dumps(body)
         if path == "/v1/chat/completions":
@@ -196,10 +241,13 @@ async def test_every_answer_matches_the_document(
         statuses.add(response.status)
         if matched != "default":
             answered.add((method, path.split("?", 1)[0]))
+    answered = {(m, p.replace(doc, "{documentId}")) for m, p in answered}
     documented = {
         (
             method.upper(),
-            re.sub(r"{agentId}", "support", template).replace("{sessionId}", SESSION_ID),
+            re.sub(r"{agentId}", "support", template)
+            .replace("{sessionId}", SESSION_ID)
+            .replace("{namespace}", "help"),
         )
         for template, operations in document["paths"].items()
         for method in operations

@@ -24,6 +24,8 @@ Scope = Literal[
     "voice:rooms",
     "voice:calls",
     "chat",
+    "documents:read",
+    "documents:write",
 ]
 SCOPES: tuple[Scope, ...] = (
     "config:read",
@@ -33,9 +35,14 @@ SCOPES: tuple[Scope, ...] = (
     "voice:rooms",
     "voice:calls",
     "chat",  # text turns on the chat wire (`POST /v1/chat/completions`)
+    "documents:read",
+    "documents:write",
 )
 # a scope that also grants others: whoever may change configuration may read it
-_IMPLIED: dict[Scope, frozenset[Scope]] = {"config:write": frozenset({"config:read"})}
+_IMPLIED: dict[Scope, frozenset[Scope]] = {
+    "config:write": frozenset({"config:read"}),
+    "documents:write": frozenset({"documents:read"}),
+}
 MIN_SECRET_CHARS = 24
 ENV_VAR = "MEMORY_API_KEYS"
 

@@ -71,6 +71,15 @@ def _operation(route: Route) -> dict[str, Any]:
             "required": True,
             "content": {"application/json": {"schema": _ref(route.body)}},
         }
+    binary = {"schema": {"type": "string", "format": "binary"}}
+    if route.upload:
+        operation["requestBody"] = {
+            "required": True,
+            "content": {media: binary for media in route.upload},
+        }
+    if route.download:
+        content = {media: binary for media in route.download}
+        responses["200"] = {"description": "the bytes", "content": content}
     if route.scope != "public":
         operation["security"] = [{"bearer": []}]
         operation["x-scope"] = route.scope

@@ -40,6 +40,7 @@ from memory.contract import (
     Unavailable,
     strict_json,
 )
+from memory.documents import RAG_FAILURES
 from worker.catalog import Catalog
 from worker.http.auth import ApiKey, Scope, authenticate, authorize
 from worker.http.serving import LIMITS
@@ -69,6 +70,8 @@ class Route:
     answers: tuple[tuple[int, type[BaseModel]], ...] = ()
     query: tuple[str, ...] = ()
     summary: str = ""
+    upload: tuple[str, ...] = ()  # media types of a raw (non-JSON) request body
+    download: tuple[str, ...] = ()  # media types of a raw 200 answer
 
 
 class BodyTimedOut(Exception):
@@ -142,6 +145,7 @@ _FAILURES: Mapping[str, type[MemoryFailure]] = MappingProxyType(
             CapabilityUnavailable,
         )
     }
+    | {failure.code: failure for failure in RAG_FAILURES}
 )
 
 

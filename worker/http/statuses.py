@@ -22,6 +22,17 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "memory_schema_missing": 503,
         "memory_unavailable": 503,
         "capability_unavailable": 503,
+        # document collections
+        "rag_invalid_request": 400,
+        "rag_too_large": 413,
+        "rag_unsupported_type": 415,
+        "rag_unreadable_document": 422,
+        "rag_not_found": 404,
+        "rag_model_mismatch": 409,
+        "rag_model_failed": 502,
+        "rag_persist_failed": 503,
+        "rag_schema_missing": 503,
+        "rag_unavailable": 503,
         # web layer
         "unauthorized": 401,
         "forbidden": 403,

@@ -27,6 +27,7 @@ from infra.logs import configure_logging
 from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig
+from memory.documents import Documents
 from memory.store import MemoryStore, offer_code_bindings
 from worker.catalog import Catalog, default_catalog
 from worker.dispatcher import Dispatcher
@@ -36,6 +37,7 @@ from worker.http import (
     routes_activity,
     routes_chat,
     routes_customers,
+    routes_documents,
     routes_extraction,
     routes_health,
     routes_ops,
@@ -76,12 +78,14 @@ ROUTES: tuple[Route, ...] = (
     *routes_ops.ROUTES,
     *routes_chat.ROUTES,
     *routes_sessions.ROUTES,
+    *routes_documents.ROUTES,
 )
 # static files of the test-call page and the Memory screen: no data and no key, so kept apart
 # from the API table
 PAGES: tuple[Route, ...] = (*routes_page.ROUTES, *routes_screen.ROUTES)
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
+DOCUMENTS_DRAIN_SECONDS = 10.0  # background ingests at shutdown; past it they stay pending
 CLOSE_SECONDS = 2.0  # graceful pool close at shutdown; then its connections are cut
 
 
@@ -91,6 +95,7 @@ async def _offer_identity_keys(app: web.Application) -> None:
 
 async def _close_memory(app: web.Application) -> None:
     await app[routes_chat.CHAT_MODEL].aclose()
+    await app[routes_documents.DOCUMENTS].aclose(grace_seconds=DOCUMENTS_DRAIN_SECONDS)
     await app[MEMORY].aclose()
 
 
@@ -114,6 +119,7 @@ def create_app(
     app[CATALOG] = catalog
     app[API_KEYS] = tuple(api_keys)
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
+    app[routes_documents.DOCUMENTS] = Documents(pool, memory_config)
     app[routes_voice.DISPATCHER] = None if voice is None else Dispatcher(voice)
     app[routes_chat.CHAT_CONFIG] = chat or ChatConfig()
     app[routes_chat.CHAT_MODEL] = ConversationModel(app[routes_chat.CHAT_CONFIG])

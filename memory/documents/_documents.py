@@ -1,0 +1,262 @@
+"""Document collections: ingest, list, download, delete and retrieve, each returning an envelope.
+
+Inside, every step raises a `RagFailure`; `_enveloped` is the one place they become envelopes.
+An ingest is checked, read and chunked before anything is written (a refused document leaves
+nothing behind); then the document is recorded `pending` with its original, its chunks are
+embedded in batches, and one transaction writes chunks and vectors, removes the older documents
+of the same source and marks it `ready`. A failure after the document was recorded marks it
+`failed` with the code. Logs carry namespaces, ids, counts and codes: never text or queries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import asyncpg
+import structlog
+
+from memory.config import MemoryConfig
+from memory.contract import MemoryFailure, Result
+from memory.documents import _requests as checks
+from memory.documents._chunking import chunk_text
+from memory.documents._errors import (
+    RagFailure,
+    RagModelFailed,
+    RagModelMismatch,
+    RagNotFound,
+    RagUnavailable,
+)
+from memory.documents._models import Collection, DocumentInfo, Original, Retrieval
+from memory.documents._parsing import content_type_of, extract
+from memory.documents._store import DocumentStore, NewDocument
+from memory.search import EMBEDDING_DIMENSIONS, MAX_BATCH, EmbeddingModel
+
+T = TypeVar("T")
+log = structlog.get_logger(__name__)
+
+
+async def _enveloped(work: Callable[[], Awaitable[T]]) -> Result[T]:
+    try:
+        return Result.ok(await work())
+    except RagFailure as failure:
+        return Result.failed(failure)
+
+
+class Documents:
+    """Collections of documents in the service's Postgres, searched by meaning."""
+
+    def __init__(self, pool: asyncpg.Pool, config: MemoryConfig) -> None:
+        self.pool = pool
+        self._store = DocumentStore(pool)
+        self._model = EmbeddingModel(config)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def model(self) -> str | None:
+        """The embedding model this service embeds with (None: documents are unavailable)."""
+        return self._model.model
+
+    async def ingest(
+        self,
+        content: bytes,
+        *,
+        source: object,
+        content_type: object,
+        namespace: object = None,
+        title: object = None,
+        wait: bool = True,
+    ) -> Result[DocumentInfo]:
+        """Add a document (or replace the one of the same source). `wait=False` answers once
+        it is recorded `pending` and embeds it in the background (`drain` awaits that)."""
+
+        async def work() -> DocumentInfo:
+            return await self._ingest(
+                content,
+                source=source,
+                content_type=content_type,
+                namespace=namespace,
+                title=title,
+                wait=wait,
+            )
+
+        return await _enveloped(work)
+
+    async def _ingest(
+        self,
+        content: bytes,
+        *,
+        source: object,
+        content_type: object,
+        namespace: object,
+        title: object,
+        wait: bool,
+    ) -> DocumentInfo:
+        ns, src, named = checks.namespace(namespace), checks.source(source), checks.title(title)
+        checks.document_bytes(content)
+        media = content_type_of(content_type if isinstance(content_type, str) else None)
+        checks.document_size(len(content))
+        model = self._require_model()
+        if not await self._store.vectors_enabled():
+            raise RagUnavailable(
+                "document vectors need pgvector: run stackbone_platform.enable_document_vectors()"
+            )
+        extracted = await asyncio.to_thread(extract, media, content)
+        chunks = chunk_text(extracted.text)
+        checks.chunk_count(len(chunks))
+        collection = await self._collection(ns, model, create=True)
+        label = named or extracted.title or src
+        doc = await self._store.start(
+            NewDocument(collection, src, label[:200], media, content, model)
+        )
+        if wait:
+            await self._complete(doc, collection, src, chunks)
+        else:
+            task = asyncio.get_running_loop().create_task(
+                self._complete(doc, collection, src, chunks)
+            )
+            self._tasks.add(task)
+            task.add_done_callback(self._retrieve)
+        return await self._found(doc)
+
+    def _retrieve(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            code = error.code if isinstance(error, MemoryFailure) else type(error).__name__
+            log.warning("documents.background_ingest_failed", error_code=code)
+
+    async def _complete(self, doc: str, collection: int, source: str, chunks: list[str]) -> None:
+        started = time.perf_counter()
+        try:
+            vectors = await self._embed(chunks)
+            written = await self._store.finish(doc, collection, source, chunks, vectors)
+        except RagFailure as failure:
+            await self._store.fail(doc, failure.code)
+            log.warning("documents.ingest_failed", document_id=doc, error_code=failure.code)
+            raise
+        seconds = time.perf_counter() - started
+        log.info(
+            "documents.ingested",
+            document_id=doc,
+            chunks=len(chunks),
+            written=written,
+            chunks_per_second=round(len(chunks) / seconds, 1) if seconds > 0 else None,
+        )
+
+    async def _embed(self, texts: list[str]) -> list[str]:
+        vectors: list[str] = []
+        try:
+            for at in range(0, len(texts), MAX_BATCH):
+                vectors.extend(await self._model.embed(texts[at : at + MAX_BATCH]))
+        except MemoryFailure as failure:
+            raise RagModelFailed(failure.message) from None
+        return vectors
+
+    def _require_model(self) -> str:
+        if self._model.model is None:
+            raise RagUnavailable(
+                "no embedding model is configured (STACKBONE_MEMORY_EMBEDDING_MODEL)"
+            )
+        return self._model.model
+
+    async def _collection(self, namespace: str, model: str, *, create: bool) -> int:
+        row = await self._store.collection(namespace)
+        if row is None and create:
+            row = await self._store.ensure_collection(namespace, model, EMBEDDING_DIMENSIONS)
+        if row is None:
+            raise RagNotFound(f"namespace: no collection named {namespace}", field="namespace")
+        recorded, dims = row["embedding_model"], row["dimensions"]
+        if recorded != model or dims != EMBEDDING_DIMENSIONS:
+            raise RagModelMismatch(
+                f"namespace: the collection was embedded with {recorded} ({dims} dimensions);"
+                f" this service embeds with {model} ({EMBEDDING_DIMENSIONS} dimensions)."
+                " Re-ingest its documents into another namespace, or configure that model",
+                field="namespace",
+            )
+        return int(row["id"])
+
+    async def _found(self, doc: str) -> DocumentInfo:
+        found = await self._store.document(doc)
+        if found is None:
+            raise RagNotFound("document_id: no such document", field="document_id")
+        return found
+
+    async def retrieve(
+        self, text: object, top_k: object = checks.DEFAULT_TOP_K, namespace: object = None
+    ) -> Result[Retrieval]:
+        """The chunks of one collection closest in meaning to `text`, best first."""
+
+        async def work() -> Retrieval:
+            query, k, ns = checks.query(text), checks.top_k(top_k), checks.namespace(namespace)
+            model = self._require_model()
+            collection = await self._collection(ns, model, create=False)
+            started = time.perf_counter()
+            [vector] = await self._embed([query])
+            hits = await self._store.nearest(collection, vector, k)
+            log.info(
+                "documents.retrieved",
+                namespace=ns,
+                top_k=k,
+                hits=len(hits),
+                ms=round((time.perf_counter() - started) * 1000, 1),
+            )
+            return Retrieval(ns, model, tuple(hits))
+
+        return await _enveloped(work)
+
+    async def collections(self) -> Result[tuple[Collection, ...]]:
+        async def work() -> tuple[Collection, ...]:
+            return tuple(await self._store.collections())
+
+        return await _enveloped(work)
+
+    async def documents(self, namespace: object = None) -> Result[tuple[DocumentInfo, ...]]:
+        async def work() -> tuple[DocumentInfo, ...]:
+            return tuple(await self._store.documents(checks.namespace(namespace)))
+
+        return await _enveloped(work)
+
+    async def document(self, document_id: object) -> Result[DocumentInfo]:
+        async def work() -> DocumentInfo:
+            return await self._found(checks.document_id(document_id))
+
+        return await _enveloped(work)
+
+    async def original(self, document_id: object) -> Result[Original]:
+        async def work() -> Original:
+            doc = await self._found(checks.document_id(document_id))
+            body = await self._store.original(doc.id)
+            if body is None:
+                raise RagNotFound("document_id: no such document", field="document_id")
+            return Original(doc, body)
+
+        return await _enveloped(work)
+
+    async def delete(self, document_id: object) -> Result[DocumentInfo]:
+        """Remove a document with its original, chunks and vectors; returns what it was."""
+
+        async def work() -> DocumentInfo:
+            doc = await self._found(checks.document_id(document_id))
+            if not await self._store.delete(doc.id):
+                raise RagNotFound("document_id: no such document", field="document_id")
+            log.info("documents.deleted", document_id=doc.id, chunks=doc.chunk_count)
+            return doc
+
+        return await _enveloped(work)
+
+    async def drain(self, grace_seconds: float | None = None) -> None:
+        """Wait for background ingests; past `grace_seconds` they are cancelled (their documents
+        stay `pending`)."""
+        tasks = set(self._tasks)
+        if not tasks:
+            return
+        await asyncio.wait(tasks, timeout=grace_seconds)
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
+
+    async def aclose(self, grace_seconds: float | None = None) -> None:
+        await self.drain(grace_seconds)
+        await self._model.aclose()

@@ -1,0 +1,184 @@
+"""The SQL of document collections (migration 0011). Database errors become `rag_*` failures
+here, once: a missing table is `rag_schema_missing`, anything else the failure the caller names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import asyncpg
+
+from memory.documents._errors import (
+    RagFailure,
+    RagPersistFailed,
+    RagSchemaMissing,
+    RagUnavailable,
+)
+from memory.documents._models import Collection, DocumentInfo, Hit
+from memory.store import DB_ERRORS, MISSING
+
+_S = "stackbone_platform"
+_DOC_COLUMNS = """d.id::text, c.namespace, d.source, d.title, d.content_type, d.bytes, d.model,
+    d.status, d.error_code, d.chunk_count, d.created_at, d.updated_at"""
+_DOC_FROM = f"{_S}.doc_documents d join {_S}.doc_collections c on c.id = d.collection_id"
+
+_COLLECTION = (
+    f"select id, embedding_model, dimensions from {_S}.doc_collections where namespace = $1"
+)
+_NEW_COLLECTION = f"""insert into {_S}.doc_collections (namespace, embedding_model, dimensions)
+    values ($1, $2, $3) on conflict (namespace) do nothing"""
+_COLLECTIONS = f"""select c.namespace, c.embedding_model, c.dimensions,
+        (select count(*) from {_S}.doc_documents d where d.collection_id = c.id)::int,
+        c.created_at
+    from {_S}.doc_collections c order by c.namespace"""
+_START = f"""with doc as (
+        insert into {_S}.doc_documents
+            (collection_id, source, title, content_type, bytes, model)
+        values ($1, $2, $3, $4, $5, $6) returning id)
+    insert into {_S}.doc_originals (document_id, body) select id, $7 from doc
+    returning document_id::text"""
+_LOCK_SOURCE = (
+    "select pg_advisory_xact_lock(hashtextextended(format('%s:%s', $1::bigint, $2::text), 0))"
+)
+_STILL_PENDING = f"""select 1 from {_S}.doc_documents
+    where id = $1 and status = 'pending' for update"""
+_DROP_OLDER = f"""delete from {_S}.doc_documents
+    where collection_id = $1 and source = $2 and id <> $3 and status <> 'pending'"""
+_CHUNKS = f"""insert into {_S}.doc_chunks (document_id, seq, collection_id, content, embedding)
+    select $1, u.seq - 1, $2, u.content, u.e::vector
+    from unnest($3::text[], $4::text[]) with ordinality as u(content, e, seq)"""
+_READY = f"""update {_S}.doc_documents
+    set status = 'ready', chunk_count = $2, updated_at = now() where id = $1"""
+_FAILED = f"""update {_S}.doc_documents
+    set status = 'failed', error_code = $2, updated_at = now()
+    where id = $1 and status = 'pending'"""
+_DOCUMENTS = f"""select {_DOC_COLUMNS} from {_DOC_FROM}
+    where c.namespace = $1 order by d.created_at, d.id"""
+_DOCUMENT = f"select {_DOC_COLUMNS} from {_DOC_FROM} where d.id = $1::uuid"
+_ORIGINAL = f"select body from {_S}.doc_originals where document_id = $1::uuid"
+_DELETE = f"delete from {_S}.doc_documents where id = $1::uuid"
+_VECTORS = f"""select exists (select 1 from information_schema.columns
+    where table_schema = '{_S}' and table_name = 'doc_chunks' and column_name = 'embedding')"""
+_NEAREST = f"""select n.content, n.distance, n.seq, {_DOC_COLUMNS}
+    from {_S}.nearest_chunks($1, $2::text::vector, $3) n
+    join {_S}.doc_documents d on d.id = n.document_id
+    join {_S}.doc_collections c on c.id = d.collection_id
+    order by n.distance, n.document_id, n.seq"""
+
+
+@contextlib.asynccontextmanager
+async def rag_translated(failure: type[RagFailure], what: str) -> AsyncIterator[None]:
+    try:
+        yield
+    except RagFailure:
+        raise
+    except MISSING:
+        raise RagSchemaMissing("the documents migration (0011) has not been applied") from None
+    except DB_ERRORS as exc:
+        raise failure(f"{what} failed: {type(exc).__name__}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class NewDocument:
+    collection: int
+    source: str
+    title: str
+    content_type: str
+    body: bytes
+    model: str
+
+
+def document_of(row: asyncpg.Record, at: int = 0) -> DocumentInfo:
+    return DocumentInfo(*row[at : at + 12])
+
+
+def score(distance: float) -> float:
+    """Cosine distance (0..2) as a score from 0 to 1."""
+    return min(1.0, max(0.0, 1.0 - distance / 2.0))
+
+
+class DocumentStore:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def vectors_enabled(self) -> bool:
+        async with rag_translated(RagUnavailable, "documents capability check"):
+            return bool(await self._pool.fetchval(_VECTORS))
+
+    async def collection(self, namespace: str) -> asyncpg.Record | None:
+        async with rag_translated(RagUnavailable, "collection lookup"):
+            row: asyncpg.Record | None = await self._pool.fetchrow(_COLLECTION, namespace)
+            return row
+
+    async def ensure_collection(self, namespace: str, model: str, dims: int) -> asyncpg.Record:
+        async with rag_translated(RagPersistFailed, "collection creation"):
+            await self._pool.execute(_NEW_COLLECTION, namespace, model, dims)
+            row: asyncpg.Record | None = await self._pool.fetchrow(_COLLECTION, namespace)
+        assert row is not None  # inserted above, or there already
+        return row
+
+    async def collections(self) -> list[Collection]:
+        async with rag_translated(RagUnavailable, "collection listing"):
+            return [Collection(*r) for r in await self._pool.fetch(_COLLECTIONS)]
+
+    async def start(self, new: NewDocument) -> str:
+        """A `pending` document and its original, in one statement."""
+        async with rag_translated(RagPersistFailed, "document creation"):
+            found: str = await self._pool.fetchval(
+                _START,
+                new.collection,
+                new.source,
+                new.title,
+                new.content_type,
+                len(new.body),
+                new.model,
+                new.body,
+            )
+            return found
+
+    async def finish(
+        self, document: str, collection: int, source: str, chunks: list[str], vectors: list[str]
+    ) -> bool:
+        """Chunks and vectors in, older documents of the source out, status `ready`: one
+        transaction. False when the document was deleted meanwhile (nothing is written)."""
+        async with (
+            rag_translated(RagPersistFailed, "document write"),
+            self._pool.acquire() as conn,
+            conn.transaction(),
+        ):
+            await conn.execute(_LOCK_SOURCE, collection, source)
+            if await conn.fetchval(_STILL_PENDING, document) is None:
+                return False
+            await conn.execute(_DROP_OLDER, collection, source, document)
+            await conn.execute(_CHUNKS, document, collection, chunks, vectors)
+            await conn.execute(_READY, document, len(chunks))
+            return True
+
+    async def fail(self, document: str, code: str) -> None:
+        async with rag_translated(RagPersistFailed, "document status"):
+            await self._pool.execute(_FAILED, document, code)
+
+    async def documents(self, namespace: str) -> list[DocumentInfo]:
+        async with rag_translated(RagUnavailable, "document listing"):
+            return [document_of(r) for r in await self._pool.fetch(_DOCUMENTS, namespace)]
+
+    async def document(self, document: str) -> DocumentInfo | None:
+        async with rag_translated(RagUnavailable, "document lookup"):
+            row = await self._pool.fetchrow(_DOCUMENT, document)
+            return None if row is None else document_of(row)
+
+    async def original(self, document: str) -> bytes | None:
+        async with rag_translated(RagUnavailable, "original download"):
+            body: bytes | None = await self._pool.fetchval(_ORIGINAL, document)
+            return body
+
+    async def delete(self, document: str) -> bool:
+        async with rag_translated(RagPersistFailed, "document deletion"):
+            return str(await self._pool.execute(_DELETE, document)) == "DELETE 1"
+
+    async def nearest(self, collection: int, vector: str, n: int) -> list[Hit]:
+        async with rag_translated(RagUnavailable, "document search"):
+            rows = await self._pool.fetch(_NEAREST, collection, vector, n)
+        return [Hit(r[0], score(float(r[1])), int(r[2]), document_of(r, 3)) for r in rows]
