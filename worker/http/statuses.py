@@ -22,6 +22,7 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "memory_schema_missing": 503,
         "memory_unavailable": 503,
         "capability_unavailable": 503,
+        "cursor_expired": 410,
         # web layer
         "unauthorized": 401,
         "forbidden": 403,
