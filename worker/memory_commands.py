@@ -25,7 +25,7 @@ from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import Memory, open_memory
 from memory.config import ConfigError, MemoryConfig
-from memory.contract import DEFAULT_RECALL_CALLS, Result
+from memory.contract import DEFAULT_RECALL_CALLS, CursorExpired, ErrorInfo, Result
 from memory.search import DEFAULT_K, DEFAULT_MODE, SEARCH_MODES
 from memory.store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, MemoryStore, ops_after
 from worker.http import bodies
@@ -202,7 +202,10 @@ def ops(
     """Print an agent's memory.ops events after a cursor, oldest first (as GET /api/memory/ops)."""
 
     async def work(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
-        events = await ops_after(pool, agent_id, after, limit)
+        try:
+            events = await ops_after(pool, agent_id, after, limit)
+        except CursorExpired as exc:  # exit 2, like the route's 410, naming where to resume
+            raise refused(ErrorInfo(exc.code, exc.message, exc.field)) from None
         cursor = events[-1]["id"] if events else after
         return {"agentId": agent_id, "events": events, "next": cursor}
 

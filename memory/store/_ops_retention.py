@@ -1,9 +1,11 @@
 """Retention of the ops log: events older than the window are deleted in small batches.
 
 Each batch is one statement (so one short transaction, fine through a transaction pooler and
-under the pooled statement timeout): it takes the oldest rows past the window (by the
-`created_at` index), skipping rows another retention run holds, deletes them and raises each
-agent's mark in `memory_ops_expired` to the highest id it deleted, in the same transaction.
+under the pooled statement timeout): it looks at the head of the log (the `batch` lowest ids,
+by the primary key, skipping rows another retention run holds), deletes those past the window
+and raises each agent's mark in `memory_ops_expired` to the highest id it deleted, in the same
+transaction. Ids grow with time, so the head is where the old rows are; a young row at the
+head (a transaction that committed late) only ends the pass early, until the next one.
 Writers only insert new rows, so a batch never blocks them; a read sees rows and mark from one
 snapshot (`memory.store._ops_log`).
 """
@@ -21,11 +23,12 @@ DEFAULT_BATCH = 1000
 DEFAULT_PAUSE_SECONDS = 0.05
 """Between two batches of one pass: the log's writers and readers go first."""
 
-_EXPIRE = """with doomed as (
-        select id from stackbone_platform.memory_ops
-        where created_at < now() - make_interval(secs => $1)
-        order by created_at limit $2
+_EXPIRE = """with head as (
+        select id, created_at from stackbone_platform.memory_ops
+        order by id limit $2
         for update skip locked
+    ), doomed as (
+        select id from head where created_at < now() - make_interval(secs => $1)
     ), gone as (
         delete from stackbone_platform.memory_ops o using doomed d where o.id = d.id
         returning o.agent_id, o.id
