@@ -2,7 +2,7 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint bench lock
+.PHONY: setup run test test-pooler lint bench lock
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -33,6 +33,11 @@ run: setup
 
 test: setup
 	$(BIN)/pytest -q
+
+# the memory, HTTP API and job-runner suites again, through a real PgBouncer in transaction
+# mode (needs the `pgbouncer` binary: apt-get install pgbouncer); see docs/testing.md
+test-pooler: setup
+	$(BIN)/pytest -q --through-pgbouncer tests/memory tests/api tests/jobrunner
 
 lint: setup
 	$(BIN)/ruff format --check .

@@ -99,6 +99,7 @@ def pool_timeouts(settings: environment.Environment) -> PoolTimeouts:
         command_seconds=settings.database_command_timeout_seconds,
         statement_seconds=settings.database_statement_timeout_seconds,
         lock_seconds=settings.database_lock_timeout_seconds,
+        pooler=settings.database_pooler,
     )
 
 

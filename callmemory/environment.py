@@ -96,6 +96,10 @@ class Environment(BaseSettings):
     database_url: str | None = Field(None, alias="DATABASE_URL")
     memory_pgdata: str | None = Field(None, alias="MEMORY_PGDATA")
     memory_migrate_on_start: Flag = Field("1", alias="MEMORY_MIGRATE_ON_START")
+    database_pooler: Annotated[Literal["none", "transaction"], BeforeValidator(_folded)] = Field(
+        "none", alias="DATABASE_POOLER"
+    )
+    database_direct_url: str | None = Field(None, alias="DATABASE_DIRECT_URL")
     database_command_timeout_seconds: Seconds = Field(
         DEFAULT_COMMAND_SECONDS, alias="DATABASE_COMMAND_TIMEOUT_SECONDS"
     )
@@ -134,6 +138,9 @@ class Environment(BaseSettings):
     )
 
     # web process
+    memory_ops_retention_days: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=3650)] = (
+        Field(30, alias="MEMORY_OPS_RETENTION_DAYS")
+    )
     memory_api_keys: str | None = Field(None, alias="MEMORY_API_KEYS")
     port: Annotated[int, BeforeValidator(_trimmed), Field(ge=0, le=65535)] = Field(
         8080, alias="PORT"
@@ -217,6 +224,41 @@ class Environment(BaseSettings):
                 "CALL_JOURNAL_DROP_AFTER_SECONDS: must be at least CALL_JOURNAL_LOST_AFTER_SECONDS"
             )
         return self
+
+    @model_validator(mode="after")
+    def _pooler_needs_addresses(self) -> Environment:
+        if self.database_pooler != "transaction":
+            return self
+        if self.database_url is None:
+            raise ValueError(
+                "DATABASE_POOLER: transaction needs DATABASE_URL (the pooler's address);"
+                " the embedded server is never behind a pooler"
+            )
+        if self.migrate_on_start and self.database_direct_url is None:
+            raise ValueError(
+                "DATABASE_DIRECT_URL: is not set; migrations at start"
+                " (MEMORY_MIGRATE_ON_START) cannot run through a transaction-mode pooler"
+                " (DATABASE_POOLER=transaction): set it to the database's own address,"
+                " or set MEMORY_MIGRATE_ON_START=0"
+            )
+        return self
+
+    @property
+    def long_op_url(self) -> str | None:
+        """Where migrations and long operations connect: never through a pooler.
+
+        None: the embedded server (or `DATABASE_URL`, resolved by the caller). Raises
+        `ConfigError` naming `DATABASE_DIRECT_URL` when only a pooler's address is known.
+        """
+        if self.database_direct_url is not None:
+            return self.database_direct_url
+        if self.database_pooler == "transaction":
+            raise ConfigError(
+                "DATABASE_DIRECT_URL: is not set; migrations cannot run through a"
+                " transaction-mode pooler (DATABASE_POOLER=transaction): set it to the"
+                " database's own address"
+            )
+        return self.database_url
 
     @property
     def migrate_on_start(self) -> bool:

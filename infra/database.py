@@ -25,6 +25,8 @@ import asyncpg
 import platformdirs
 import structlog
 
+from infra.pooler import Pooler, connection_options, pooled_limits_differ, server_limits
+
 log = structlog.get_logger(__name__)
 
 # a plain connection or one borrowed from a pool; both run the same queries
@@ -246,25 +248,28 @@ DEFAULT_LOCK_SECONDS = 2.0
 
 @dataclass(frozen=True, slots=True)
 class PoolTimeouts:
-    """Time limits every pool's connections carry (see docs/configuration.md).
+    """Time limits every pool's connections carry, and how (see docs/configuration.md).
 
     `command_seconds` is asyncpg's pool-level `command_timeout` (each query, client side; asyncpg
     also gives up on the cancel of a timed-out or abandoned query after it and terminates the
     connection) and the connect timeout. `statement_seconds` and `lock_seconds` are Postgres'
     `statement_timeout` and `lock_timeout`, sent in the connection's start-up packet (no extra
     round trip): the server itself stops a statement or lock wait nobody waits for any more.
-    0 turns a server-side limit off.
+    0 turns a server-side limit off. With `pooler` "transaction" (PgBouncer in transaction
+    mode, `infra.pooler`) nothing is sent at start-up and no statement is prepared by name:
+    the server-side limits are the role's, checked once when `create_pool` connects.
     """
 
     command_seconds: float = DEFAULT_COMMAND_SECONDS
     statement_seconds: float = DEFAULT_STATEMENT_SECONDS
     lock_seconds: float = DEFAULT_LOCK_SECONDS
+    pooler: Pooler = "none"
 
     def server_settings(self) -> dict[str, str]:
-        return {
-            "statement_timeout": str(round(self.statement_seconds * 1000)),
-            "lock_timeout": str(round(self.lock_seconds * 1000)),
-        }
+        return server_limits(self.statement_seconds, self.lock_seconds)
+
+    def connection_options(self) -> dict[str, Any]:
+        return connection_options(self.pooler, self.statement_seconds, self.lock_seconds)
 
 
 def new_pool(
@@ -279,16 +284,23 @@ def new_pool(
         reset=_session_unchanged,
         command_timeout=limits.command_seconds,
         timeout=limits.command_seconds,
-        server_settings=limits.server_settings(),
+        **limits.connection_options(),
     )
 
 
 async def create_pool(
     url: str, *, min_size: int = 1, max_size: int = 5, timeouts: PoolTimeouts | None = None
 ) -> asyncpg.Pool:
-    """A connected pool sized for one process; see docs/deployment.md for sizing per call."""
-    pool = await new_pool(url, min_size=min_size, max_size=max_size, timeouts=timeouts)
+    """A connected pool sized for one process; see docs/deployment.md for sizing per call.
+
+    Behind a pooler, the server-side limits its connections carry are checked once (a warning
+    names the ones that differ from the configured values).
+    """
+    limits = PoolTimeouts() if timeouts is None else timeouts
+    pool = await new_pool(url, min_size=min_size, max_size=max_size, timeouts=limits)
     assert pool is not None
+    if limits.pooler == "transaction":
+        await pooled_limits_differ(pool, limits.statement_seconds, limits.lock_seconds)
     return pool
 
 

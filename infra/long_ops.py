@@ -51,14 +51,35 @@ def retry_delay(attempt: int) -> float:
     return float(min(2 ** (attempt - 1), MAX_RETRY_DELAY_SECONDS))
 
 
+class ThroughPooler(RuntimeError):
+    """A long operation was pointed at a connection pooler; the message is one line."""
+
+
+POOLER_REFUSAL = "unsupported startup parameter"
+"""How PgBouncer refuses the long operation's start-up limits (it does not know them)."""
+THROUGH_POOLER_MESSAGE = (
+    "migrations and long operations cannot run through a transaction-mode pooler"
+    " (they hold a session advisory lock across transactions and send start-up limits):"
+    " set DATABASE_DIRECT_URL to the database's own address"
+)
+
+
 async def connect_long(url: str, limits: LongOpLimits) -> asyncpg.Connection:
-    """A connection of its own for one long operation; the caller closes it."""
-    return await asyncpg.connect(
-        url,
-        timeout=CONNECT_SECONDS,
-        command_timeout=None,
-        server_settings=limits.server_settings(),
-    )
+    """A connection of its own for one long operation; the caller closes it.
+
+    Raises `ThroughPooler` when `url` is a pooler's (PgBouncer refuses the start-up limits).
+    """
+    try:
+        return await asyncpg.connect(
+            url,
+            timeout=CONNECT_SECONDS,
+            command_timeout=None,
+            server_settings=limits.server_settings(),
+        )
+    except asyncpg.ProtocolViolationError as exc:
+        if POOLER_REFUSAL in str(exc):
+            raise ThroughPooler(THROUGH_POOLER_MESSAGE) from None
+        raise
 
 
 def lock_wait_message(what: str, limits: LongOpLimits) -> str:

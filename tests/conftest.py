@@ -1,5 +1,11 @@
 """Fixtures: a real Postgres (embedded, or `TEST_DATABASE_URL`) with one database per test,
-cloned from a migrated template, and the local model server."""
+cloned from a migrated template, and the local model server.
+
+With `--through-pgbouncer` a real PgBouncer in transaction mode stands in front of it: every
+test's `database_url` is PgBouncer's, the `pool` fixture is made for it (`DATABASE_POOLER`
+`transaction`), the per-test database carries the role-level timeouts docs/deployment.md asks
+the operator for, and tests marked `direct_only` (they need a session of their own) are left out.
+`direct_database_url` is always the database's own address."""
 
 from __future__ import annotations
 
@@ -9,11 +15,12 @@ import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
 
-from infra.database import create_pool, start_embedded
+from infra.database import PoolTimeouts, create_pool, start_embedded
 from infra.logs import configure_logging
 from infra.migrate import migrate
 from memory.api import Memory, open_memory
@@ -21,8 +28,34 @@ from memory.config import MemoryConfig
 from memory.store._facts import MemoryStore
 from testkit.databases import with_database
 from testkit.model_server import ModelServer
+from testkit.pgbouncer import PgBouncer
 
 configure_logging()
+
+THROUGH_PGBOUNCER = "--through-pgbouncer"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        THROUGH_PGBOUNCER,
+        action="store_true",
+        help="run the database fixtures through a real PgBouncer in transaction mode",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "direct_only(reason): needs a direct session; left out --through-pgbouncer"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption(THROUGH_PGBOUNCER):
+        return
+    kept = [item for item in items if item.get_closest_marker("direct_only") is None]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")
@@ -42,6 +75,24 @@ def pg_admin_url() -> Iterator[str]:
 
     asyncio.run(tune())
     yield url
+
+
+@pytest.fixture(scope="session")
+def pgbouncer(request: pytest.FixtureRequest, pg_admin_url: str) -> Iterator[PgBouncer | None]:
+    """PgBouncer in front of the test server with `--through-pgbouncer` (fails if missing)."""
+    if not request.config.getoption(THROUGH_PGBOUNCER):
+        yield None
+        return
+    bouncer = PgBouncer(pg_admin_url)
+    bouncer.start()
+    yield bouncer
+    bouncer.stop()
+
+
+@pytest.fixture(scope="session")
+def pool_timeouts(pgbouncer: PgBouncer | None) -> PoolTimeouts:
+    """The limits of the service's pools in this run (made for the pooler when there is one)."""
+    return PoolTimeouts(pooler="none" if pgbouncer is None else "transaction")
 
 
 @pytest.fixture(scope="session")
@@ -81,12 +132,44 @@ async def _drop(admin_url: str, name: str) -> None:
     await admin.close()
 
 
+async def _role_limits(url: str, name: str, limits: PoolTimeouts) -> None:
+    """What docs/deployment.md asks of the operator behind a pooler: the role's own limits."""
+    conn = await asyncpg.connect(url)
+    for setting, value in limits.server_settings().items():
+        await conn.execute(f'alter role current_user in database "{name}" set {setting} = {value}')
+    await conn.close()
+
+
 @pytest.fixture
-async def database_url(pg_admin_url: str, template_db: str) -> AsyncIterator[str]:
-    """A migrated database of its own for this test."""
+async def direct_database_url(pg_admin_url: str, template_db: str) -> AsyncIterator[str]:
+    """A migrated database of its own for this test, at the database's own address."""
     name = await _fresh_database(pg_admin_url, template_db)
     yield with_database(pg_admin_url, name)
     await _drop(pg_admin_url, name)
+
+
+@pytest.fixture
+async def database_url(
+    direct_database_url: str, pgbouncer: PgBouncer | None, pool_timeouts: PoolTimeouts
+) -> str:
+    """A migrated database of its own for this test (through PgBouncer when it runs)."""
+    if pgbouncer is None:
+        return direct_database_url
+    name = urlsplit(direct_database_url).path.lstrip("/")
+    await _role_limits(direct_database_url, name, pool_timeouts)
+    return pgbouncer.url_for(name)
+
+
+@pytest.fixture
+def database_env(
+    database_url: str, direct_database_url: str, pool_timeouts: PoolTimeouts
+) -> dict[str, str]:
+    """The database variables a process of the service is given for this test's database."""
+    return {
+        "DATABASE_URL": database_url,
+        "DATABASE_POOLER": pool_timeouts.pooler,
+        "DATABASE_DIRECT_URL": direct_database_url,
+    }
 
 
 @pytest.fixture
@@ -98,8 +181,9 @@ async def empty_database_url(pg_admin_url: str) -> AsyncIterator[str]:
 
 
 @pytest.fixture
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    p = await create_pool(database_url, min_size=1, max_size=10)  # the service's own pool
+async def pool(database_url: str, pool_timeouts: PoolTimeouts) -> AsyncIterator[asyncpg.Pool]:
+    # the service's own pool
+    p = await create_pool(database_url, min_size=1, max_size=10, timeouts=pool_timeouts)
     yield p
     await p.close()
 

@@ -22,6 +22,7 @@ from livekit.agents import AgentServer, AgentSession, JobContext, JobProcess, cl
 from callmemory import CallerMemory, environment
 from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN
 from infra.logs import configure_job_logging, scrub_livekit_content
+from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout
 from memory.config import ConfigError
 from worker.catalog import default_catalog
@@ -102,7 +103,7 @@ def prepared_server(argv: list[str], sessions: SessionFactory = build_session) -
     except ConfigError as exc:
         print(environment.report(exc), file=sys.stderr)
         raise SystemExit(2) from None
-    except MigrationLockTimeout as exc:
+    except (MigrationLockTimeout, ThroughPooler) as exc:
         print(f"database error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
     port = main.settings.worker_metrics_port

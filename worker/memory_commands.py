@@ -21,10 +21,11 @@ from callmemory.config import long_op_limits, memory_config, pool_timeouts
 from infra import tracing
 from infra.database import EmbeddedStartFailed, create_pool, database_url
 from infra.logs import configure_logging
+from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import Memory, open_memory
-from memory.config import MemoryConfig
-from memory.contract import DEFAULT_RECALL_CALLS, Result
+from memory.config import ConfigError, MemoryConfig
+from memory.contract import DEFAULT_RECALL_CALLS, CursorExpired, ErrorInfo, Result
 from memory.search import DEFAULT_K, DEFAULT_MODE, SEARCH_MODES
 from memory.store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, MemoryStore, ops_after
 from worker.http import bodies
@@ -97,12 +98,14 @@ def migrate() -> None:
     configure_logging(install_handler=True, fmt=settings.log_format)
 
     async def work() -> dict[str, Any]:
-        url = database_url(settings.database_url, settings.memory_pgdata)
+        url = database_url(settings.long_op_url, settings.memory_pgdata)
         return {"applied": await run_migrations(url, long_op_limits(settings))}
 
     try:
         body = asyncio.run(work())
-    except MigrationLockTimeout as exc:
+    except ConfigError as exc:  # only a pooler's address is known
+        raise Refused(EXIT_FAILED, str(exc)) from None
+    except (MigrationLockTimeout, ThroughPooler) as exc:
         raise Refused(EXIT_FAILED, str(exc)) from None
     except (OSError, asyncpg.PostgresError, EmbeddedStartFailed) as exc:
         raise Refused(EXIT_FAILED, f"database unavailable ({type(exc).__name__})") from None
@@ -204,7 +207,10 @@ def ops(
     """Print an agent's memory.ops events after a cursor, oldest first (as GET /api/memory/ops)."""
 
     async def work(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
-        events = await ops_after(pool, agent_id, after, limit)
+        try:
+            events = await ops_after(pool, agent_id, after, limit)
+        except CursorExpired as exc:  # exit 2, like the route's 410, naming where to resume
+            raise refused(ErrorInfo(exc.code, exc.message, exc.field)) from None
         cursor = events[-1]["id"] if events else after
         return {"agentId": agent_id, "events": events, "next": cursor}
 

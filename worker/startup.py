@@ -40,12 +40,18 @@ def served_agent(catalog: Catalog, name: str | None) -> str:
 
 
 async def prepare_database(
-    url: str, catalog: Catalog, *, migrations: LongOpLimits | None, pool_limits: PoolTimeouts
+    url: str,
+    catalog: Catalog,
+    *,
+    migrations: LongOpLimits | None,
+    pool_limits: PoolTimeouts,
+    direct_url: str | None = None,
 ) -> None:
     """Apply migrations (unless `migrations` is None) on a connection of their own, with the
-    long-operation limits; then offer code-declared identity keys on a pool of the call's."""
+    long-operation limits, at `direct_url` (default `url`: no pooler between); then offer
+    code-declared identity keys on a pool of the call's."""
     if migrations is not None:
-        await run_migrations(url, migrations)
+        await run_migrations(direct_url or url, migrations)
     pool = await create_pool(url, min_size=1, max_size=1, timeouts=pool_limits)
     try:
         await offer_code_bindings(pool, catalog.identity_keys())
@@ -93,7 +99,11 @@ async def prepare_main_process(argv: Sequence[str]) -> MainProcess:
     url = database_url(main.settings.database_url, main.settings.memory_pgdata)
     migrations = long_op_limits(main.settings) if main.settings.migrate_on_start else None
     await prepare_database(
-        url, catalog, migrations=migrations, pool_limits=main.config.call.database
+        url,
+        catalog,
+        migrations=migrations,
+        pool_limits=main.config.call.database,
+        direct_url=main.settings.database_direct_url,
     )
     log.info("worker.prepared", agent_id=main.agent)
     return main

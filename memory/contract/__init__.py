@@ -11,6 +11,7 @@ from memory.contract._envelope import ErrorInfo, Result
 from memory.contract._errors import (
     CapabilityUnavailable,
     Conflict,
+    CursorExpired,
     InvalidModelOutput,
     InvalidRequest,
     MemoryFailure,
@@ -51,6 +52,7 @@ __all__ = [
     "CapabilityUnavailable",
     "Change",
     "Conflict",
+    "CursorExpired",
     "DeleteOutcome",
     "EndedBy",
     "ErrorInfo",

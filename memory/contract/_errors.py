@@ -53,6 +53,25 @@ class CapabilityUnavailable(MemoryFailure):
     code = "capability_unavailable"
 
 
+class CursorExpired(MemoryFailure):
+    """The ops log's events after a cursor were partly deleted by retention.
+
+    `resume_after` is the highest id retention deleted for that agent: reading after it gives
+    every event that is left, once the consumer has reconciled from the memory itself.
+    """
+
+    code = "cursor_expired"
+
+    def __init__(self, after: int, resume_after: int) -> None:
+        super().__init__(
+            f"after: events after {after} were deleted by the ops log's retention"
+            f" (up to id {resume_after}); reconcile from the memory itself, then read"
+            f" after={resume_after}",
+            field="after",
+        )
+        self.resume_after = resume_after
+
+
 ERROR_CODES: tuple[str, ...] = tuple(
     cls.code
     for cls in (
@@ -64,5 +83,6 @@ ERROR_CODES: tuple[str, ...] = tuple(
         SchemaMissing,
         Unavailable,
         CapabilityUnavailable,
+        CursorExpired,
     )
 )

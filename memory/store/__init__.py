@@ -25,6 +25,7 @@ from memory.store._journal import (
     start_swept_save,
 )
 from memory.store._ops_log import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
+from memory.store._ops_retention import expire_ops, expire_ops_batch
 from memory.store._settings import (
     Queryable,
     StoredSettings,
@@ -54,6 +55,8 @@ __all__ = [
     "claim_silent",
     "drop_claimed",
     "drop_journal",
+    "expire_ops",
+    "expire_ops_batch",
     "extraction_settings_store",
     "journal_entries",
     "list_activity",

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import asyncpg
 import pytest
 
 from memory.api import Memory
+from memory.store import expire_ops
 from testkit.model_server import ModelServer
 from tests.api.conftest import Client, auth
 from tests.memory.helpers import add_op
 from worker.http.routes_ops import MAX_CURSOR, MAX_LIMIT
 
 OPS = "/api/memory/ops"
+AGED = "update stackbone_platform.memory_ops set created_at = now() - interval '40 days'" + (
+    " where id = any($1)"
+)
 
 
 async def get(client: Client, query: str, key: str = "memory-reader") -> tuple[int, Any]:
@@ -75,3 +80,19 @@ async def test_bad_parameters_are_named(client: Client, query: str, field: str) 
 async def test_an_unknown_agent_is_404_and_the_scope_is_memory_read(client: Client) -> None:
     assert (await get(client, "agentId=nobody"))[0] == 404
     assert (await get(client, "agentId=support", key="config-reader"))[0] == 403
+
+
+async def test_a_cursor_older_than_the_retention_window_is_gone_not_a_gap(
+    client: Client, memory: Memory, model_server: ModelServer, pool: asyncpg.Pool
+) -> None:
+    await learn(memory, model_server, 3)
+    _, body = await get(client, "agentId=support")
+    ids = [e["id"] for e in body["events"]]
+    await pool.execute(AGED, ids[:2])
+    assert await expire_ops(pool, 30 * 86400) == 2
+    status, body = await get(client, f"agentId=support&after={ids[0]}")
+    assert status == 410
+    assert (body["error"]["code"], body["error"]["field"]) == ("cursor_expired", "after")
+    assert f"after={ids[1]}" in body["error"]["message"]
+    status, body = await get(client, f"agentId=support&after={ids[1]}")
+    assert (status, [e["id"] for e in body["events"]]) == (200, ids[2:])

@@ -8,7 +8,8 @@ import pytest
 from dotenv import dotenv_values
 
 from callmemory import environment
-from callmemory.config import memory_config, pool_timeouts
+from callmemory.config import call_config, memory_config, pool_timeouts
+from infra.pooler import limits_differ
 from memory.config import ConfigError
 from tests.docs_pages import documented_variables
 
@@ -159,3 +160,53 @@ def test_the_command_timeout_bounds_the_pool_and_every_public_memory_call() -> N
     assert pool_timeouts(settings).command_seconds == 2.5
     assert memory_config(settings).database_timeout_seconds == 2.5
     assert memory_config(environment.read({})).database_timeout_seconds == 5.0
+
+
+POOLED = {"DATABASE_URL": "postgresql://app@bouncer:6432/db", "DATABASE_POOLER": "transaction"}
+DIRECT = "postgresql://app@db:5432/db"
+
+
+def test_the_pooler_needs_its_address_and_a_direct_one_for_migrations() -> None:
+    with pytest.raises(ConfigError, match=r"^DATABASE_POOLER: transaction needs DATABASE_URL"):
+        environment.read({"DATABASE_POOLER": "transaction", "DATABASE_DIRECT_URL": DIRECT})
+    with pytest.raises(ConfigError, match=r"^DATABASE_DIRECT_URL: is not set; migrations at"):
+        environment.read(POOLED)  # MEMORY_MIGRATE_ON_START defaults to 1
+    with pytest.raises(ConfigError, match="DATABASE_POOLER"):
+        environment.read({"DATABASE_POOLER": "session"})
+    quiet = environment.read({**POOLED, "MEMORY_MIGRATE_ON_START": "0"})
+    with pytest.raises(ConfigError, match=r"^DATABASE_DIRECT_URL: is not set"):
+        _ = quiet.long_op_url  # the migrate command asks for it
+    assert environment.read({**POOLED, "DATABASE_DIRECT_URL": DIRECT}).long_op_url == DIRECT
+    assert environment.read({"DATABASE_URL": DIRECT}).long_op_url == DIRECT  # no pooler
+    assert environment.read({}).long_op_url is None  # the embedded server
+
+
+def test_pooled_connections_carry_no_start_up_settings_and_no_named_statements() -> None:
+    settings = environment.read({**POOLED, "DATABASE_DIRECT_URL": DIRECT})
+    options = call_config(settings).database.connection_options()
+    assert options == {"statement_cache_size": 0, "server_settings": {}}
+    direct = call_config(environment.read({})).database.connection_options()
+    assert direct["server_settings"] == {"statement_timeout": "5000", "lock_timeout": "2000"}
+    assert direct["statement_cache_size"] > 0
+
+
+@pytest.mark.parametrize(
+    ("days", "ok"), [("1", True), ("3650", True), ("0", False), ("3651", False)]
+)
+def test_ops_retention_days_at_and_past_its_limits(days: str, ok: bool) -> None:
+    if ok:
+        assert environment.read(
+            {"MEMORY_OPS_RETENTION_DAYS": days}
+        ).memory_ops_retention_days == int(days)
+    else:
+        with pytest.raises(ConfigError, match=r"^MEMORY_OPS_RETENTION_DAYS: "):
+            environment.read({"MEMORY_OPS_RETENTION_DAYS": days})
+
+
+def test_limits_differ_names_what_the_server_does_not_carry() -> None:
+    wanted = {"statement_timeout": "5000", "lock_timeout": "2000"}
+    assert limits_differ(dict(wanted), wanted) == []
+    assert limits_differ({"statement_timeout": "0"}, wanted) == [
+        "lock_timeout",
+        "statement_timeout",
+    ]

@@ -16,12 +16,14 @@ SAVE_TIMEOUT = 6.0
 @pytest.fixture
 async def job_env(
     monkeypatch: pytest.MonkeyPatch,
-    database_url: str,
+    database_env: dict[str, str],
     model_server: ModelServer,
     pool: asyncpg.Pool,
 ) -> None:
-    """What a job process reads from its environment: database, provider, timeouts."""
-    monkeypatch.setenv("DATABASE_URL", database_url)
+    """What a job process reads from its environment: database (through PgBouncer when the
+    run is), provider, timeouts."""
+    for name, value in database_env.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.setenv("OPENAI_API_KEY", "voice-key-unused-by-fakes")
     monkeypatch.setenv("STACKBONE_MEMORY_BASE_URL", model_server.url)
     monkeypatch.setenv("STACKBONE_MEMORY_API_KEY", "test-key")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncpg
 
-from infra.database import create_pool
+from infra.database import PoolTimeouts, create_pool
 
 
 async def test_a_transaction_left_open_is_rolled_back_on_release(pool: asyncpg.Pool) -> None:
@@ -18,9 +18,9 @@ async def test_a_transaction_left_open_is_rolled_back_on_release(pool: asyncpg.P
         assert await again.fetchval("select to_regclass('leaked')") is None
 
 
-async def test_release_sends_no_reset_query(database_url: str) -> None:
+async def test_release_sends_no_reset_query(database_url: str, pool_timeouts: PoolTimeouts) -> None:
     """A pooled query is the only statement the connection runs: no RESET ALL after it."""
-    pool = await create_pool(database_url, min_size=1, max_size=1)
+    pool = await create_pool(database_url, min_size=1, max_size=1, timeouts=pool_timeouts)
     seen: list[str] = []
     try:
         async with pool.acquire() as conn:

@@ -14,6 +14,7 @@ def timeouts_from(env: dict[str, str]) -> PoolTimeouts:
     return pool_timeouts(environment.read(env))
 
 
+@pytest.mark.direct_only  # start-up settings; behind a pooler the role's: tests/pooler
 async def test_connections_carry_the_server_side_limits(database_url: str) -> None:
     limits = PoolTimeouts(command_seconds=3.0, statement_seconds=4.0, lock_seconds=1.5)
     pool = await create_pool(database_url, timeouts=limits)

@@ -11,10 +11,10 @@ from tests.memory.test_cli_and_migrations import cli
 
 
 async def test_cli_search_modes(
-    database_url: str, model_server: ModelServer, tmp_path: Path
+    database_env: dict[str, str], model_server: ModelServer, tmp_path: Path
 ) -> None:
     env = {
-        "DATABASE_URL": database_url,
+        **database_env,
         "STACKBONE_MEMORY_BASE_URL": model_server.url,
         "STACKBONE_MEMORY_API_KEY": "k",
         "STACKBONE_MEMORY_EMBEDDING_MODEL": EMBEDDING_MODEL,

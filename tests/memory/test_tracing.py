@@ -79,10 +79,10 @@ async def collector() -> AsyncIterator[tuple[str, list[bytes]]]:
 
 
 async def test_the_endpoint_variable_exports_over_otlp(
-    database_url: str, collector: tuple[str, list[bytes]]
+    database_env: dict[str, str], collector: tuple[str, list[bytes]]
 ) -> None:
     endpoint, received = collector
-    env = {**os.environ, "DATABASE_URL": database_url, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}
+    env = {**os.environ, **database_env, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",

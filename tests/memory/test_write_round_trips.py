@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from infra.database import create_pool
+from infra.database import PoolTimeouts, create_pool
 from memory.api import open_memory
 from memory.config import MemoryConfig
 from memory.contract._errors import Conflict
@@ -21,9 +21,11 @@ from tests.memory.helpers import add_op, delete_op, stored, update_op
 
 
 @pytest.fixture
-async def logged(database_url: str) -> AsyncIterator[tuple[asyncpg.Pool, list[str]]]:
+async def logged(
+    database_url: str, pool_timeouts: PoolTimeouts
+) -> AsyncIterator[tuple[asyncpg.Pool, list[str]]]:
     """The service's pool with one fresh connection, logging every statement it runs."""
-    pool = await create_pool(database_url, min_size=1, max_size=1)
+    pool = await create_pool(database_url, min_size=1, max_size=1, timeouts=pool_timeouts)
     seen: list[str] = []
     async with pool.acquire() as conn:
         conn.add_query_logger(lambda record: seen.append(record.query))

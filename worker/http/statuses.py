@@ -33,6 +33,7 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "rag_persist_failed": 503,
         "rag_schema_missing": 503,
         "rag_unavailable": 503,
+        "cursor_expired": 410,
         # web layer
         "unauthorized": 401,
         "forbidden": 403,

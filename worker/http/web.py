@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from collections.abc import Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TypeVar
 
 import asyncpg
@@ -24,6 +24,7 @@ from chat import ChatConfig, ConversationModel
 from infra import database, tracing
 from infra.database import EmbeddedStartFailed, create_pool, database_url
 from infra.logs import configure_logging
+from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig
@@ -62,6 +63,7 @@ from worker.http.routes_context import (
 )
 from worker.http.serving import LIMITS, MAX_BODY_BYTES, ServerLimits, make_runner, start_site
 from worker.http.web_config import WebConfig, load_web_config
+from worker.ops_retention import RetentionConfig, retention_running
 from worker.voice_settings import VoiceSettings
 
 T = TypeVar("T")
@@ -93,6 +95,16 @@ async def _offer_identity_keys(app: web.Application) -> None:
     await offer_code_bindings(app[POOL], app[CATALOG].identity_keys())
 
 
+def _retention_context(
+    pool: asyncpg.Pool, config: RetentionConfig
+) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def running(_: web.Application) -> AsyncIterator[None]:
+        async with retention_running(pool, config):
+            yield
+
+    return running
+
+
 async def _close_memory(app: web.Application) -> None:
     await app[routes_chat.CHAT_MODEL].aclose()
     await app[routes_documents.DOCUMENTS].aclose(grace_seconds=DOCUMENTS_DRAIN_SECONDS)
@@ -109,6 +121,7 @@ def create_app(
     chat: ChatConfig | None = None,
     database_deadline_seconds: float = default("WEB_DATABASE_DEADLINE_SECONDS"),
     limits: ServerLimits | None = None,
+    retention: RetentionConfig | None = None,
 ) -> web.Application:
     """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit,
     `chat` the conversation model of the chat wire."""
@@ -130,6 +143,8 @@ def create_app(
     for page in PAGES:
         app.router.add_route(page.method, page.path, page.handler)
     app.on_startup.append(_offer_identity_keys)
+    if retention is not None:  # the ops log's retention task, stopped before the pool closes
+        app.cleanup_ctx.append(_retention_context(pool, retention))
     headers.install(app)
     app.on_cleanup.append(_close_memory)  # before the pool closes (registered later)
     return app
@@ -137,7 +152,7 @@ def create_app(
 
 async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Application:
     if config.migrate_on_start:  # before the pool: its limits are the routes'
-        await run_migrations(url, config.long_ops)
+        await run_migrations(config.direct_url or url, config.long_ops)
     pool = await create_pool(url, timeouts=config.database)
     app = create_app(
         pool=pool,
@@ -148,6 +163,7 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         chat=config.chat,
         database_deadline_seconds=config.database_deadline_seconds,
         limits=config.limits,
+        retention=RetentionConfig(config.ops_retention_days),
     )
 
     async def close_pool(_: web.Application) -> None:
@@ -218,7 +234,7 @@ def main() -> int:
     except ConfigError as exc:  # a port already taken
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
-    except MigrationLockTimeout as exc:
+    except (MigrationLockTimeout, ThroughPooler) as exc:
         print(f"database error: {exc}", file=sys.stderr)
         return 1
     return 0

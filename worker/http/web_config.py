@@ -32,8 +32,10 @@ class WebConfig:
     database: PoolTimeouts
     long_ops: LongOpLimits  # migrations at start
     database_url: str | None  # None: the embedded server, in `data_dir`
+    direct_url: str | None  # migrations' address when `database_url` is a pooler's
     data_dir: str | None
     migrate_on_start: bool
+    ops_retention_days: int
     address: tuple[str, int]
     metrics_port: int | None
     log_format: LogFormat
@@ -69,8 +71,10 @@ def web_config(settings: environment.Environment, api_keys: tuple[ApiKey, ...]) 
         database=pool_timeouts(settings),
         long_ops=long_op_limits(settings),
         database_url=settings.database_url,
+        direct_url=settings.database_direct_url,
         data_dir=settings.memory_pgdata,
         migrate_on_start=settings.migrate_on_start,
+        ops_retention_days=settings.memory_ops_retention_days,
         address=(settings.web_host, settings.port),
         metrics_port=settings.web_metrics_port,
         log_format=settings.log_format,

@@ -1,0 +1,73 @@
+"""The ops log's retention task in the web process: one held task, off the request path.
+
+Every `interval_seconds` it deletes the `memory.ops` events older than the window, in batches
+(`memory.store.expire_ops`). Several web processes may run it at once: batches skip the rows
+another one holds. A failed pass is logged by type and tried again at the next interval; the
+task's own end (a bug) is retrieved and logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import asyncpg
+import structlog
+
+from memory.contract import MemoryFailure
+from memory.store import expire_ops
+
+log = structlog.get_logger(__name__)
+
+DAY_SECONDS = 86400.0
+DEFAULT_INTERVAL_SECONDS = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionConfig:
+    """`days`: events older than this are deleted (`MEMORY_OPS_RETENTION_DAYS`)."""
+
+    days: float
+    interval_seconds: float = DEFAULT_INTERVAL_SECONDS
+    batch: int = 1000
+
+    @property
+    def window_seconds(self) -> float:
+        return self.days * DAY_SECONDS
+
+
+async def retention_pass(pool: asyncpg.Pool, config: RetentionConfig) -> int | None:
+    """One pass; the number of events deleted, or None when it failed (logged by type)."""
+    try:
+        deleted = await expire_ops(pool, config.window_seconds, batch=config.batch)
+    except MemoryFailure as exc:
+        log.warning("ops_retention.failed", error_code=exc.code)
+        return None
+    if deleted:
+        log.info("ops_retention.expired", events=deleted, days=config.days)
+    return deleted
+
+
+async def _every(pool: asyncpg.Pool, config: RetentionConfig) -> None:
+    while True:
+        await retention_pass(pool, config)
+        await asyncio.sleep(config.interval_seconds)
+
+
+def _retrieve_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("ops_retention.crashed", error_type=type(error).__name__)
+
+
+@contextlib.asynccontextmanager
+async def retention_running(pool: asyncpg.Pool, config: RetentionConfig) -> AsyncIterator[None]:
+    """The task runs while the block does; it is cancelled and awaited at the block's end."""
+    task = asyncio.create_task(_every(pool, config), name="ops-retention")
+    task.add_done_callback(_retrieve_failure)
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.wait({task})  # its failure, if any, was retrieved and logged
