@@ -15,9 +15,12 @@ Two paths, each read on against read off, interleaved, in one run:
   after the greeting is in flight while the reply is generated (a model server in its own
   process, `bench.model_process`, answers each pass after `PASS_SECONDS`, as a remote
   provider would): the pass must not delay the reply.
+- reply (journal): the same reply time in the default mode (`call.ended`), the call's journal
+  on (`lifecycle.journal`, as `CALL_JOURNAL=1` runs it: each heard message written to Postgres
+  as it is committed, off the reply's path) against off (`CALL_JOURNAL=0`).
 
 Real Postgres; the person recalled has 50 facts of 500 characters and 100 call records.
-Usage: python -m bench.voice_bench [--quick | --rounds N] [--replies-only]
+Usage: python -m bench.voice_bench [--quick | --rounds N] [--replies-only | --journal-only]
 """
 
 from __future__ import annotations
@@ -38,8 +41,10 @@ from livekit.agents import AgentServer
 
 from bench.memory_bench import fresh_database, seed_person
 from bench.model_process import model_process
+from callmemory.environment import DEFAULT_JOURNAL_HEARTBEAT_SECONDS
 from infra.database import create_pool, start_embedded
 from infra.logs import configure_logging
+from lifecycle.journal import JournalSetup
 from lifecycle.plan import MemoryPlan
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
@@ -84,11 +89,17 @@ async def job_path(
     return (first_frame - opened) * 1000
 
 
-async def reply_path(memory: Memory, plan: MemoryPlan, turn: bool) -> float:
+async def reply_path(
+    memory: Memory, plan: MemoryPlan, turn: bool, journal: JournalSetup | None = None
+) -> float:
     """One call: the greeting, then one caller turn; ms from the turn to the agent speaking."""
     speaking: list[float] = []
     async with voice_call(
-        memory, plan, "Yes, we open at nine.", consolidate="turn" if turn else "call.ended"
+        memory,
+        plan,
+        "Yes, we open at nine.",
+        consolidate="turn" if turn else "call.ended",
+        journal=journal,
     ) as call:
         await call.wait_turns(1)  # the greeting committed: in turn mode its pass now runs
         call.session.on(
@@ -129,7 +140,7 @@ async def interleave(sample: Sample, rounds: int) -> tuple[list[float], list[flo
     return on, off
 
 
-async def main(rounds: int, replies_only: bool) -> None:
+async def main(rounds: int, replies_only: bool, journal_only: bool = False) -> None:
     configure_logging(logging.WARNING)
     logging.getLogger("livekit").setLevel(logging.ERROR)
     admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
@@ -140,14 +151,24 @@ async def main(rounds: int, replies_only: bool) -> None:
     await seed_person(pool, AGENT, CALLER, facts=50, calls=100)
     plans = {read: await snapshot_plan(pool, read=read, save=False) for read in (True, False)}
     saving = await snapshot_plan(pool, read=True, save=True)
+    journal = JournalSetup(pool, DEFAULT_JOURNAL_HEARTBEAT_SECONDS)
     async with model_process(PASS_SECONDS, PASS_ANSWER) as model_url:
         config = MemoryConfig(base_url=model_url, api_key="bench")
         memory = open_memory(MemoryStore(pool), config)
+        journalled = await interleave(
+            lambda on: reply_path(memory, saving, False, journal if on else None), rounds
+        )
+        if journal_only:
+            await memory.aclose()
+            await pool.close()
+            report("reply: caller's turn -> agent speaking (journal)", *journalled, "journal")
+            return
         replies = await interleave(lambda turn: reply_path(memory, saving, turn), rounds)
     if replies_only:
         await memory.aclose()
         await pool.close()
         report("reply: caller's turn -> agent speaking (turn passes)", *replies, what="turn mode")
+        report("reply: caller's turn -> agent speaking (journal)", *journalled, what="journal")
         return
     session = await interleave(lambda read: session_path(memory, plans, read), rounds)
 
@@ -161,12 +182,14 @@ async def main(rounds: int, replies_only: bool) -> None:
     report("session: start of the call sequence -> first greeting audio frame", *session)
     report("job runner: dispatch -> first greeting audio frame", *jobs)
     report("reply: caller's turn -> agent speaking (turn passes)", *replies, what="turn mode")
+    report("reply: caller's turn -> agent speaking (journal)", *journalled, what="journal")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="10 rounds instead of 60")
     parser.add_argument("--rounds", type=int, default=60, help="rounds of each path (60)")
-    parser.add_argument("--replies-only", action="store_true", help="only the turn-mode reply")
+    parser.add_argument("--replies-only", action="store_true", help="only the reply figures")
+    parser.add_argument("--journal-only", action="store_true", help="only the journal's reply")
     args = parser.parse_args()
-    asyncio.run(main(10 if args.quick else args.rounds, args.replies_only))
+    asyncio.run(main(10 if args.quick else args.rounds, args.replies_only, args.journal_only))

@@ -171,7 +171,9 @@ class CallerMemory:
             config.save_timeout_seconds,
             self.consolidate,
             config.memory.timeout_seconds,
-            JournalSetup(runtime.pool, config.journal_heartbeat_seconds),
+            JournalSetup(runtime.pool, config.journal_heartbeat_seconds)
+            if config.journal
+            else None,
         )
         for listener in self._listeners:
             runtime.memory.on("ops", listener)

@@ -44,6 +44,7 @@ class CallConfig:
     journal_heartbeat_seconds: float = (
         DEFAULT_JOURNAL_HEARTBEAT_SECONDS  # the call's journal (`lifecycle.journal`)
     )
+    journal: bool = True  # False: no journal (what a call heard dies with its job)
 
     @property
     def shutdown_process_timeout(self) -> float:
@@ -74,6 +75,7 @@ def call_config(settings: environment.Environment) -> CallConfig:
         data_dir=settings.memory_pgdata,
         tracing_endpoint=settings.otel_exporter_otlp_endpoint,
         journal_heartbeat_seconds=settings.call_journal_heartbeat_seconds,
+        journal=settings.journal_on,
     )
 
 

@@ -186,6 +186,7 @@ class Environment(BaseSettings):
         DEFAULT_RECALL_BUDGET_SECONDS, alias="CALL_RECALL_BUDGET_SECONDS"
     )
     call_save_timeout_seconds: Seconds | None = Field(None, alias="CALL_SAVE_TIMEOUT_SECONDS")
+    call_journal: Flag = Field("1", alias="CALL_JOURNAL")
     call_journal_heartbeat_seconds: JournalSeconds = Field(
         DEFAULT_JOURNAL_HEARTBEAT_SECONDS, alias="CALL_JOURNAL_HEARTBEAT_SECONDS"
     )
@@ -259,6 +260,10 @@ class Environment(BaseSettings):
                 " database's own address"
             )
         return self.database_url
+
+    @property
+    def journal_on(self) -> bool:
+        return self.call_journal in {"1", "true", "yes"}
 
     @property
     def migrate_on_start(self) -> bool:

@@ -12,6 +12,7 @@ how the session starts (a LiveKit room, or fake audio I/O) differ.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,7 @@ from lifecycle.pass_schedule import DEFAULT_CONSOLIDATE, Consolidate
 from lifecycle.passes import TurnPasses
 from lifecycle.plan import MemoryPlan
 from lifecycle.recall import recall_for
+from lifecycle.reply_first import reply_first
 from lifecycle.save import SharedSave
 from lifecycle.saving import CallScope
 from lifecycle.start import CallStart
@@ -97,7 +99,9 @@ async def attach_memory(
     if data_room is not None:
         memory.on("ops", data_channel(data_room))
     start = setup.start
-    journal = call_journal(setup.journal, start, setup.consolidate)
+    journal = call_journal(
+        setup.journal, start, setup.consolidate, give_way=functools.partial(reply_first, session)
+    )
     if journal is not None:
         recorder.on_heard(journal.heard)
     passes = _turn_passes(memory, setup, recorder, session)

@@ -5,8 +5,11 @@ The transcript recorder hands over each heard message as it is committed (`on_he
 message the save would send at that position, an interrupted reply's verified played part only.
 Taking note is a list append; one task of the job writes the notes in batches (everything
 pending, in one statement that also beats the heartbeat), and beats at least every
-`heartbeat_seconds` while the call and its save run. No reply ever waits for it: a failing or
-slow database delays only the journal, and each failure is counted
+`heartbeat_seconds` while the call and its save run. No reply ever waits for it, and it waits
+for a reply: before each write it gives way to a reply being generated (`give_way`, the call's
+`lifecycle.reply_first`: 50 ms after the commit, then while the agent is thinking, at most
+3 s), so its statement never competes with the reply it was woken with. A failing or slow
+database delays only the journal, and each failure is counted
 (`caller_memory_journal_failures`) and logged by its type, never its text. Notes the database
 refused wait for the next batch, at most `MAX_PENDING` of them.
 
@@ -74,8 +77,10 @@ class CallJournal:
         header: JournalHeader,
         *,
         heartbeat_seconds: float,
+        give_way: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._pool = pool
+        self._give_way = give_way
         self._header = header
         self._heartbeat = heartbeat_seconds
         self._pending: list[JournalEntry] = []
@@ -108,6 +113,8 @@ class CallJournal:
 
     async def _run(self) -> None:
         while not self._gone:
+            if self._give_way is not None:
+                await self._give_way()  # a reply being generated goes first
             await self._write()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self._heartbeat)
@@ -172,9 +179,13 @@ def _retrieve_failure(task: asyncio.Task[None]) -> None:
 
 
 def call_journal(
-    setup: JournalSetup | None, start: CallStart, consolidate: str
+    setup: JournalSetup | None,
+    start: CallStart,
+    consolidate: str,
+    give_way: Callable[[], Awaitable[None]] | None = None,
 ) -> CallJournal | None:
-    """The call's journal, when it has one: only a call that saves, for a known person."""
+    """The call's journal, when it has one: only a call that saves, for a known person;
+    `give_way` is awaited before each write (a reply being generated goes first)."""
     plan = start.plan
     if setup is None or not plan.save or plan.user_id is None:
         return None
@@ -187,7 +198,9 @@ def call_journal(
         consolidate=consolidate,
         started_at=start.started_at,
     )
-    return CallJournal(setup.pool, header, heartbeat_seconds=setup.heartbeat_seconds)
+    return CallJournal(
+        setup.pool, header, heartbeat_seconds=setup.heartbeat_seconds, give_way=give_way
+    )
 
 
 async def journalled(

@@ -26,6 +26,7 @@ from infra.database import PoolTimeouts, new_pool
 from infra.deadline import Deadline
 from lifecycle.call import CallSetup, MemoryCall, attach_memory
 from lifecycle.identity import Identity, NoIdentity, resolve_identity
+from lifecycle.journal import JournalSetup
 from lifecycle.opening import Opening
 from lifecycle.pass_schedule import DEFAULT_CONSOLIDATE, Consolidate
 from lifecycle.plan import MemoryPlan, plan_memory
@@ -98,8 +99,10 @@ async def voice_call(
     llm_word_delay: float = 0.0,
     save_timeout: float = 5.0,
     consolidate: Consolidate = DEFAULT_CONSOLIDATE,
+    journal: JournalSetup | None = None,
 ) -> AsyncIterator[Harness]:
-    """A call whose plan is already known; recall runs inside `budget` from call open."""
+    """A call whose plan is already known; recall runs inside `budget` from call open;
+    `journal`: where the call's journal is written (None: none, the harness's default)."""
     opened_at = time.monotonic()
     deadline = Deadline.after(budget, start=opened_at)
     identity = Identity(plan.user_id, None if plan.user_id else NoIdentity.IDENTITY_MISSING)
@@ -113,6 +116,7 @@ async def voice_call(
         word_delay=llm_word_delay,
         save_timeout=save_timeout,
         consolidate=consolidate,
+        journal=journal,
     ) as harness:
         yield harness
 
@@ -144,6 +148,7 @@ async def _call(
     word_delay: float = 0.0,
     save_timeout: float = 5.0,
     consolidate: Consolidate = DEFAULT_CONSOLIDATE,
+    journal: JournalSetup | None = None,
 ) -> AsyncIterator[Harness]:
     fake_llm = FakeLLM([GREETING, *replies], word_delay=word_delay)
     fake_stt = FakeSTT() if barge_in else None
@@ -154,7 +159,7 @@ async def _call(
     def register(cb: Callback) -> None:
         callbacks.append(cb)
 
-    setup = CallSetup(start, save_timeout, consolidate)
+    setup = CallSetup(start, save_timeout, consolidate, journal=journal)
     agent = Greeter(INSTRUCTIONS)
     running = await attach_memory(session, agent, memory, setup, register_shutdown=register)
     await session.start(agent=agent)

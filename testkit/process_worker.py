@@ -1,6 +1,7 @@
 """The worker with real job processes and one scripted call, for tests that read its output.
 
-    python -m testkit.process_worker [--hold] [--room NAME] [--job ID] start|dev
+    python -m testkit.process_worker [--hold] [--room NAME] [--job ID] [--say TEXT]...
+        [--stuck-shutdown] start|dev
 
 It is `python -m worker.agent start|dev` (the same main-process preparation, server and
 livekit CLI, so the same logging set-up), with two differences: the session factory is
@@ -8,6 +9,8 @@ livekit CLI, so the same logging set-up), with two differences: the session fact
 `--room`, job id `--job`) on livekit's PROCESS executor, as LiveKit's dispatch would. The job
 runs in a real job process started by livekit's forkserver, on livekit's mock room.
 `--hold`: the caller never hangs up (for tests that kill the job process or stop the worker).
+`--say TEXT`: a caller turn after the greeting (repeatable); `--stuck-shutdown`: the job never
+ends its shutdown (`testkit.scripted_call.ScriptedCall`).
 
 The worker still registers with `LIVEKIT_URL` as `start` and `dev` always do; with no LiveKit
 server there, livekit logs its connection retries and the fake job runs regardless.
@@ -56,9 +59,15 @@ def main() -> None:
     parser.add_argument("--hold", action="store_true")
     parser.add_argument("--room", default="call-room")
     parser.add_argument("--job", default="job-process-1")
+    parser.add_argument("--say", action="append", default=[])
+    parser.add_argument("--stuck-shutdown", action="store_true")
     ours, livekit_args = parser.parse_known_args()
     sys.argv = [sys.argv[0], *livekit_args]
-    script = ScriptedCall(hang_up_after=None if ours.hold else 0.3)
+    script = ScriptedCall(
+        hang_up_after=None if ours.hold else 0.3,
+        says=tuple(ours.say),
+        stuck_shutdown=ours.stuck_shutdown,
+    )
     server = prepared_server(livekit_args, sessions=script)
     # no warm processes (the machine is small): the job's process starts when the job comes
     server.update_options(job_executor_type=JobExecutorType.PROCESS, num_idle_processes=0)

@@ -8,6 +8,8 @@ a real AgentSession on fake models and audio I/O, and plays the caller's part:
 
 - the greeting plays, then `ON_THE_LINE` is logged (through the job's log forwarding, like
   every event of the job);
+- the caller says each of `says` in turn (a committed caller turn, answered by `REPLY`), then
+  `CALLER_SPOKE` is logged once the last reply has played;
 - the caller hangs up `hang_up_after` seconds later and, `room_closes_after` seconds after
   that, the room closes: the job ends with reason "room disconnected", as it does when LiveKit
   closes an empty room;
@@ -33,8 +35,11 @@ log = structlog.get_logger(__name__)
 
 NUMBER = "+34600111222"
 GREETING = "Hello, how can I help?"
+REPLY = "Noted."
 ON_THE_LINE = "testkit.caller_on_line"
 """Logged in the job process once the greeting has played: the call is under way."""
+CALLER_SPOKE = "testkit.caller_spoke"
+"""Logged in the job process once every line of `says` was answered and the answer played."""
 SCRIPT_FAILED = "testkit.script_failed"
 
 _playing: set[asyncio.Task[None]] = set()
@@ -47,24 +52,40 @@ class ScriptedCall:
     hang_up_after: float | None = 0.3
     room_closes_after: float = 0.5
     number: str = NUMBER
+    says: tuple[str, ...] = ()
+    stuck_shutdown: bool = False
 
     def __call__(self, *_: Any) -> AgentSession[Any]:
         room = MockRoom.of_this_job()
         attributes = {"sip.phoneNumber": self.number, "sip.ruleID": "rule-1"}
         caller = participant("sip_caller", SIP, attributes)
         room.join(caller)
-        session = fake_session(llm_model=FakeLLM([GREETING]))
+        session = fake_session(llm_model=FakeLLM([GREETING], default_reply=REPLY))
         call_io = wire(session, mic=True)  # a mic, so RoomIO opens no track of its own
-        task = asyncio.create_task(self._play(get_job_context(), room, caller, call_io))
+        ctx = get_job_context()
+        if self.stuck_shutdown:
+            ctx.add_shutdown_callback(_never_ends)
+        task = asyncio.create_task(self._play(ctx, session, room, caller, call_io))
         _playing.add(task)
         task.add_done_callback(_finished)
         return session
 
     async def _play(
-        self, ctx: JobContext, room: MockRoom, caller: rtc.RemoteParticipant, call_io: FakeCallIO
+        self,
+        ctx: JobContext,
+        session: AgentSession[Any],
+        room: MockRoom,
+        caller: rtc.RemoteParticipant,
+        call_io: FakeCallIO,
     ) -> None:
         await wait_until(lambda: call_io.speaker.segments != [], within=30)
         log.info(ON_THE_LINE)
+        if self.says:  # the caller answers once the greeting is in the conversation
+            await wait_until(lambda: _greeted(session), within=30)
+        for line in self.says:
+            await session.generate_reply(user_input=line).wait_for_playout()
+        if self.says:
+            log.info(CALLER_SPOKE)
         if self.hang_up_after is None:
             return
         await asyncio.sleep(self.hang_up_after)
@@ -72,6 +93,14 @@ class ScriptedCall:
         await asyncio.sleep(self.room_closes_after)
         room.disconnect()
         ctx.shutdown("room disconnected")
+
+
+def _greeted(session: AgentSession[Any]) -> bool:
+    return any(message.role == "assistant" for message in session.history.messages())
+
+
+async def _never_ends(_: str) -> None:
+    await asyncio.Event().wait()
 
 
 def _finished(task: asyncio.Task[None]) -> None:

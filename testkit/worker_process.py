@@ -9,7 +9,8 @@
 The worker is `testkit.process_worker` (`worker.agent`'s main with a scripted caller) under
 livekit's CLI, `start` or `dev`; its one call runs in a job process that livekit's forkserver
 starts. `hold=True` keeps the caller on the line: `job_pid()` finds the job process (from the
-`pid` livekit puts on every record a job process forwards) and `kill_job()` kills it.
+`pid` livekit puts on every record a job process forwards) and `kill_job()` kills it;
+`kill_worker()` kills the whole worker at once.
 Leaving the block stops the worker like an orchestrator does (SIGTERM, then a drain); what is
 still running after `stop_within` seconds, forkserver and job processes included, is killed.
 """
@@ -23,7 +24,7 @@ import re
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,12 @@ class WorkerProcess:
         os.kill(pid, sig)
         return pid
 
+    def kill_worker(self) -> None:
+        """SIGKILL the whole worker at once, as a lost host would: its process group (main
+        process, forkserver, job processes), nothing else."""
+        with suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+
     def tail(self, lines: int = 40) -> str:
         return "\n".join(self.output[-lines:])
 
@@ -105,12 +112,17 @@ async def worker_process(
     room: str = "call-room",
     job_id: str = "job-process-1",
     hold: bool = False,
+    says: Sequence[str] = (),
+    stuck_shutdown: bool = False,
     cwd: Path,
     stop_within: float = 30.0,
 ) -> AsyncIterator[WorkerProcess]:
     """`python -m testkit.process_worker ... mode` in `cwd`, with exactly `env` as its
-    environment (and this checkout on its `PYTHONPATH`)."""
+    environment (and this checkout on its `PYTHONPATH`); `says` and `stuck_shutdown`: the
+    scripted caller's turns and a job that never ends its shutdown (`testkit.scripted_call`)."""
     args = ["-m", "testkit.process_worker", "--room", room, "--job", job_id]
+    args += [f"--say={line}" for line in says]
+    args += ["--stuck-shutdown"] if stuck_shutdown else []
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         *args,

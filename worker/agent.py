@@ -113,8 +113,9 @@ def prepared_server(argv: list[str], sessions: SessionFactory = build_session) -
         main.agent, call.save_timeout_seconds, sessions, metrics_port=port, metrics_dir=metrics_dir
     )
     # the journals of dead jobs, swept for the life of this process (`worker.sweeping`)
-    hold_sweeper(server, SweeperTask(call, sweep_config(main.settings, call), default_catalog()))
-    watch_job_processes(server)
+    sweeper = SweeperTask(call, sweep_config(main.settings, call), default_catalog())
+    hold_sweeper(server, sweeper)
+    watch_job_processes(server, sweeper.heard)  # `call.lost` counts what its journal held
     server.on("worker_started", scrub_livekit_content)  # livekit's handler exists by then
     return server
 

@@ -3,7 +3,8 @@
 `hold_sweeper` starts it when livekit's server has started (its `worker_started` event, on the
 server's own loop). Every worker of a deployment runs one; the leases in Postgres make exactly
 one act on each journal (`lifecycle.sweeper`). It uses its own small pool and memory, built
-from the main process's settings, and sweeps the journals of the catalog's agents.
+from the main process's settings (the pool opened first, retried each interval while the
+database is away), and sweeps the journals of the catalog's agents.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from livekit.agents import AgentServer
 
 from callmemory import environment
 from callmemory.config import CallConfig
-from callmemory.runtime import new_runtime
+from callmemory.runtime import Runtime, new_runtime
 from infra.database import database_url
 from lifecycle.closing import SETTLE_SECONDS
+from lifecycle.metrics import count_sweep_failure
 from lifecycle.sweeper import SweepConfig, Sweeper
+from memory.contract import Unavailable
+from memory.store import HeardTurns, heard_turns
 from worker.catalog import Catalog
 
 log = structlog.get_logger(__name__)
@@ -45,6 +49,7 @@ class SweeperTask:
         self._sweep = sweep
         self._agents = frozenset(agent.name for agent in catalog)
         self.task: asyncio.Task[None] | None = None
+        self._runtime: Runtime | None = None
 
     def start(self) -> None:
         if self.task is None:
@@ -55,11 +60,35 @@ class SweeperTask:
         url = database_url(self._config.database_url, self._config.data_dir)
         runtime = new_runtime(self._config, url)
         try:
+            await _connected(runtime, self._sweep.interval_seconds)
+            self._runtime = runtime
             await Sweeper(
                 runtime.pool, runtime.memory, self._agents.__contains__, self._sweep
             ).run()
         finally:
+            self._runtime = None
             await runtime.aclose()
+
+    async def heard(self, job_id: str) -> HeardTurns | None:
+        """What the journal of `job_id` holds, counted (`call.lost`); raises `Unavailable`
+        while the sweeper's pool is not open."""
+        runtime = self._runtime
+        if runtime is None:
+            raise Unavailable("the sweeper's pool is not open")
+        return await heard_turns(runtime.pool, job_id)
+
+
+async def _connected(runtime: Runtime, retry_seconds: float) -> None:
+    """Open the sweeper's pool, retrying every `retry_seconds` while the database is away."""
+    while True:
+        try:
+            await runtime.connect()
+        except Exception as exc:  # not reachable yet: counted, tried again
+            count_sweep_failure(type(exc).__name__)
+            log.warning("journal.sweep_failed", error_type=type(exc).__name__)
+            await asyncio.sleep(retry_seconds)
+        else:
+            return
 
 
 _HELD: list[SweeperTask] = []

@@ -59,6 +59,14 @@ class ClaimedJournal:
     save_started: bool
 
 
+@dataclass(frozen=True, slots=True)
+class HeardTurns:
+    """How many messages of each side a job's journal holds (counts only, never text)."""
+
+    caller: int
+    agent: int
+
+
 _OPEN = f"""insert into {_J} (job_id, agent_id, user_id, instructions, brief_remember,
         brief_forget, consolidate, started_at)
     values ($1, $2, $3, $4, $5::text[], $6::text[], $7, $8)
@@ -196,6 +204,22 @@ async def drop_claimed(pool: asyncpg.Pool, journal_id: str, holder: str) -> bool
         holder,
     )
     return bool(value == 1)
+
+
+_HEARD = f"""select count(distinct j.id) as journals,
+        count(e.position) filter (where e.role = 'user') as caller,
+        count(e.position) filter (where e.role = 'assistant') as agent
+    from {_J} j left join {_E} e on e.journal_id = j.id
+    where j.job_id = $1"""
+
+
+async def heard_turns(pool: asyncpg.Pool, job_id: str) -> HeardTurns | None:
+    """What the journal of job `job_id` holds, counted by side; None when it has none (it was
+    saved or dropped, or never written)."""
+    row = await pool.fetchrow(_HEARD, job_id)
+    if row is None or not row["journals"]:
+        return None
+    return HeardTurns(caller=row["caller"], agent=row["agent"])
 
 
 def _claimed(row: asyncpg.Record) -> ClaimedJournal:

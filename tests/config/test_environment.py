@@ -140,6 +140,15 @@ def test_journal_bounds_past_their_limits_are_named(env: dict[str, str], named: 
     assert str(caught.value).startswith(named)
 
 
+@pytest.mark.parametrize(("value", "on"), [("1", True), (" No ", False), ("false", False)])
+def test_the_journal_is_on_by_default_and_can_be_turned_off(value: str, on: bool) -> None:
+    assert environment.read({}).journal_on is True
+    assert environment.read({"CALL_JOURNAL": value}).journal_on is on
+    with pytest.raises(ConfigError) as caught:
+        environment.read({"CALL_JOURNAL": "off"})
+    assert str(caught.value).startswith("CALL_JOURNAL")
+
+
 def test_journal_bounds_at_their_limits_are_accepted() -> None:
     settings = environment.read(
         {

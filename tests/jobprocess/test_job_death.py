@@ -23,6 +23,7 @@ async def test_a_killed_job_process_is_reported_as_a_lost_call(
     assert (lost["room"], lost["job_id"], lost["job_pid"]) == ("call-9", "job-9", pid)
     assert (lost["exit_code"], lost["killed_by_worker"]) == (-signal.SIGKILL, False)
     assert lost["last_event"] == "call.memory_plan"  # under way: nothing was saved
+    assert (lost["journal"], lost["caller_turns"]) == ("held", 0)  # the caller never spoke
     assert lost["level"] == "ERROR" and lost["pid"] == worker.process.pid  # the main process
     names = [r["message"] for r in worker.job_records()]
     assert "call.ended" not in names and "call.save_finished" not in names

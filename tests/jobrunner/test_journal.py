@@ -187,6 +187,33 @@ async def test_a_locked_journal_never_holds_up_a_reply_and_is_counted(
     assert await pool.fetchval(f"select count(*) from {S}.call_journals") == 0
 
 
+async def test_a_call_keeps_no_journal_when_it_is_turned_off(
+    fast_beat: None,
+    *,
+    monkeypatch: pytest.MonkeyPatch,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
+) -> None:
+    monkeypatch.setenv("CALL_JOURNAL", "0")
+    caller = sip_caller(room)
+    model_server.answer([], "Saved without a journal.")
+    async with job_server(side, SAVE_TIMEOUT) as server:
+        await dispatch(server)
+        await side.greeted()
+        assert side.session is not None
+        side.in_job(side.session.generate_reply, user_input="I moved to Porto.")
+        await wait_until(lambda: len(side.io.speaker.segments) >= 2 if side.io else False)
+        await asyncio.sleep(0.6)  # three beats: a journal would hold the turns by now
+        assert await pool.fetchval(f"select count(*) from {S}.call_journals") == 0
+        room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
+        await wait_until(lambda: len(model_server.requests) == 1, within=10)
+    assert len(saved_transcript(model_server.requests[0])) >= 2  # the save is unchanged
+    [record] = await call_records(pool)
+    assert record["outcome"] == "caller_hung_up"
+
+
 async def test_the_save_marks_the_journal_before_its_model_call(
     fast_beat: None,
     *,
