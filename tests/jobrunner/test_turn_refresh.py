@@ -161,6 +161,9 @@ async def test_a_pass_after_the_room_disconnected_is_saved_logged_and_not_publis
             await running.simulate_job("call-room", fake_job=True)
             await side.greeted()
             await wait_until(lambda: len(heard) == 1, within=10)
+            # the data channel publishes from a task of its own: published while connected
+            published = room.room.local_participant.publish_data
+            await wait_until(lambda: published.call_count == 1, within=5)
             room.disconnect()  # the room is gone before the caller's departure is handled
             room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
             await wait_until(lambda: len(heard) == 2, within=15)
