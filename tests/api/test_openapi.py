@@ -27,6 +27,7 @@ from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.memory.helpers import add_op, update_op
 from worker.http.auth import ApiKey
 from worker.http.routes_documents import DOCUMENTS
+from worker.http.routes_screen import FILES as SCREEN_FILES
 from worker.http.web import create_app
 from worker.voice_settings import VoiceSettings
 
@@ -111,6 +112,7 @@ CALLS: list[Call] = [
 ]
 PAGES = ["/", "/memory", "/memory/", "/memory/screen.js", "/memory/screen.css", "/voice"]
 PAGES += ["/voice/", "/voice/page.js", "/voice/page.css", "/voice/livekit-client.umd.js"]
+PAGES += [f"/memory/{name}" for name in SCREEN_FILES]  # the screen's modules
 
 
 @pytest.fixture

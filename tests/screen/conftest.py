@@ -14,8 +14,10 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from chat import ChatConfig
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
+from testkit.model_server import ModelServer
 from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
 from worker.catalog import AgentSpec, Catalog
 from worker.http.auth import SCOPES, parse_api_keys
@@ -28,6 +30,7 @@ KEYS: dict[str, tuple[str, list[str]]] = {
     "config": ("config-secret-0123456789abcdefgh", ["config:read", "config:write"]),
 }
 CHROMIUM = find_chromium()
+EMBEDDING_MODEL = "test-embedding"
 
 Client = TestClient[web.Request, web.Application]
 
@@ -54,6 +57,26 @@ async def _client(pool: asyncpg.Pool, memory_config: MemoryConfig) -> AsyncItera
         json.dumps([{"name": n, "key": k, "scopes": s} for n, (k, s) in KEYS.items()])
     )
     app = create_app(pool=pool, catalog=catalog(), api_keys=keys, memory_config=memory_config)
+    client: Client = TestClient(TestServer(app))
+    await client.start_server()
+    yield client
+    await client.close()
+
+
+@pytest.fixture(name="full_client")
+async def _full_client(pool: asyncpg.Pool, model_server: ModelServer) -> AsyncIterator[Client]:
+    """The app with everything the console shows: an embedding model (document collections and
+    content search) and a conversation model (the chat wire, so sessions exist)."""
+    keys = parse_api_keys(
+        json.dumps([{"name": n, "key": k, "scopes": s} for n, (k, s) in KEYS.items()])
+    )
+    memory_config = MemoryConfig(
+        base_url=model_server.url, api_key="test-key", embedding_model=EMBEDDING_MODEL
+    )
+    chat = ChatConfig(base_url=model_server.url, api_key="chat-key", model="test-chat")
+    app = create_app(
+        pool=pool, catalog=catalog(), api_keys=keys, memory_config=memory_config, chat=chat
+    )
     client: Client = TestClient(TestServer(app))
     await client.start_server()
     yield client

@@ -75,3 +75,40 @@ async def requested_urls(page: Page) -> list[str]:
         "performance.getEntriesByType('resource').map(e => e.name)"
     )
     return urls
+
+
+KEYS_CODES = {"Tab": 9, "Enter": 13, "Escape": 27, " ": 32}
+
+
+async def press(page: Page, key: str, shift: bool = False) -> None:
+    """One key pressed and released, as the keyboard sends it (trusted input events)."""
+    event: dict[str, Any] = {
+        "key": key,
+        "code": "Space" if key == " " else key,
+        "windowsVirtualKeyCode": KEYS_CODES[key],
+        "modifiers": 8 if shift else 0,
+    }
+    text = {"Enter": "\r", " ": " "}.get(key)
+    await page.send(
+        "Input.dispatchKeyEvent", type="keyDown", **event, **({"text": text} if text else {})
+    )
+    await page.send("Input.dispatchKeyEvent", type="keyUp", **event)
+
+
+async def type_text(page: Page, value: str) -> None:
+    await page.send("Input.insertText", text=value)
+
+
+async def focused(page: Page) -> str:
+    """The id of the focused element ('' when it has none)."""
+    value: str = await page.evaluate("document.activeElement ? document.activeElement.id : ''")
+    return value
+
+
+async def tab_to(page: Page, element_id: str, limit: int = 60) -> None:
+    """Press Tab until `element_id` has the focus (at most `limit` presses)."""
+    for _ in range(limit):
+        await press(page, "Tab")
+        if await focused(page) == element_id:
+            return
+    raise AssertionError(f"Tab never reached #{element_id}")

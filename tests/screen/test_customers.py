@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
-from pathlib import Path
-from typing import Any
-
 from memory.api import Memory
 from testkit.model_server import ModelServer
-from tests.memory.helpers import add_op, update_op
 from tests.rooms.browser import Page
 from tests.screen.conftest import KEYS, Client
 from tests.screen.screen import (
@@ -22,58 +16,14 @@ from tests.screen.screen import (
     texts,
     wait_text,
 )
-
-AWKWARD = "+34 611 22 33 44"  # a leading +, spaces: shown and sent exactly as stored
-UNICODE = "José Ñúñez"
-SCREENSHOT_VAR = "MEMORY_SCREEN_PNG"  # where to keep the screenshot (docs/memory-screen.png)
-
-
-async def _call(
-    memory: Memory, server: ModelServer, user: str, ops: list[dict[str, Any]], **call: Any
-) -> None:
-    server.answer(ops, call.pop("summary"))
-    result = await memory.add("Something worth keeping.", "support", user, call)
-    assert result.error is None, result.error
-
-
-async def _seed(memory: Memory, server: ModelServer) -> None:
-    await _call(
-        memory,
-        server,
-        AWKWARD,
-        [add_op("Asked not to be called again."), add_op("Has a blue Corolla.")],
-        summary="Complained about marketing calls.",
-        started_at="2026-11-02T10:00:00+00:00",
-        duration_seconds=83,
-        outcome="resolved",
-    )
-    await _call(
-        memory,
-        server,
-        AWKWARD,
-        [update_op("f2", "Has a red Corolla.")],
-        summary="Booked a service for the Corolla.",
-        started_at="2026-11-20T16:30:00+00:00",
-        duration_seconds=241.6,
-        outcome="scheduled",
-    )
-    await _call(
-        memory,
-        server,
-        UNICODE,
-        [add_op("Prefiere el teléfono por la tarde.")],
-        summary="Llamada corta.",
-        started_at="2026-11-21T09:00:00+00:00",
-        duration_seconds=30,
-        outcome="callback",
-    )
+from tests.screen.seed import AWKWARD, UNICODE, seed_memory
 
 
 async def test_find_and_read_a_customer(
-    page: Page, client: Client, memory: Memory, model_server: ModelServer, tmp_path: Path
+    page: Page, client: Client, memory: Memory, model_server: ModelServer
 ) -> None:
     """Search by identifier and content, open a customer, read facts, calls and history."""
-    await _seed(memory, model_server)
+    await seed_memory(memory, model_server)
     await sign_in(page, client, "support")
     # the key is kept for this tab only, and the field is cleared
     assert await page.evaluate("sessionStorage.length") == 1
@@ -108,11 +58,6 @@ async def test_find_and_read_a_customer(
     assert any("Has a blue Corolla." in h and "until" in h for h in history)
     assert any("Has a red Corolla." in h and "current" in h for h in history)
 
-    shot = Path(os.environ.get(SCREENSHOT_VAR) or tmp_path / "memory-screen.png")
-    png = await page.screenshot()
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    await asyncio.to_thread(shot.write_bytes, png)
-
     await fill(page, "open-user", UNICODE)
     await click(page, "open")
     await wait_text(page, "status", "1 fact(s), 1 call(s)")
@@ -131,7 +76,7 @@ async def test_find_and_read_a_customer(
 async def test_delete_all_asks_for_both_names(
     page: Page, client: Client, memory: Memory, model_server: ModelServer
 ) -> None:
-    await _seed(memory, model_server)
+    await seed_memory(memory, model_server)
     await sign_in(page, client, "support")
     await fill(page, "open-user", AWKWARD)
     await click(page, "open")
@@ -170,3 +115,4 @@ async def test_errors_are_shown_not_thrown(page: Page, client: Client) -> None:
     error = await page.wait_for("document.getElementById('error').textContent")
     assert "API key" in error, error
     assert await page.evaluate("document.getElementById('agent').options.length") == 0
+    assert await page.evaluate("sessionStorage.length") == 0  # a refused key is not kept

@@ -1,12 +1,16 @@
 """The Memory screen at `/memory/` and the small index page at `/`.
 
-Plain HTML, JavaScript and CSS from `static/memory`, served with the test-call page's headers
-but a stricter policy: the screen talks to this origin's API only. It holds no data and needs no
-key to load; every read and change goes through the public API with the key the operator types.
+Plain HTML, CSS and JavaScript ES modules from `static/memory` (every file of the folder, each at
+`/memory/<name>`), served with the test-call page's headers but a stricter policy: scripts,
+styles and connections from this origin only, nothing inline, no eval. The operator's key lives
+in the tab's sessionStorage; under this policy no injected inline script can run to read it. The
+screen holds no data and needs no key to load; every read and change goes through the public
+API with the key.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Final
 
@@ -29,6 +33,7 @@ CONTENT_SECURITY_POLICY: Final = "; ".join(
     )
 )
 HEADERS: Final = {**PAGE_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY}
+Handler = Callable[[web.Request], Awaitable[web.Response]]
 _TYPES: Final = {".html": "text/html", ".js": "application/javascript", ".css": "text/css"}
 
 
@@ -50,18 +55,25 @@ async def index(_: web.Request) -> web.Response:
     return _file("memory", "index.html")
 
 
-async def script(_: web.Request) -> web.Response:
-    return _file("memory", "screen.js")
+def _served(name: str) -> Handler:
+    async def handler(_: web.Request) -> web.Response:
+        return _file("memory", name)
+
+    return handler
 
 
-async def stylesheet(_: web.Request) -> web.Response:
-    return _file("memory", "screen.css")
-
+FILES: Final = tuple(
+    sorted(
+        entry.name
+        for entry in STATIC.joinpath("memory").iterdir()
+        if entry.name[entry.name.rfind(".") :] in (".js", ".css")
+    )
+)
+"""The screen's scripts (the entry `screen.js` and the modules it imports) and stylesheet."""
 
 ROUTES = (
     Route("GET", "/", home, "public"),
     Route("GET", "/memory", redirect, "public"),
     Route("GET", "/memory/", index, "public"),
-    Route("GET", "/memory/screen.js", script, "public"),
-    Route("GET", "/memory/screen.css", stylesheet, "public"),
+    *(Route("GET", f"/memory/{name}", _served(name), "public") for name in FILES),
 )

@@ -1,0 +1,62 @@
+// The Sessions view: an agent's chat sessions, most recently used first; open one to read each
+// turn's user message, reply, tokens and duration.
+import { api } from "./api.js";
+import { $, button, element, fill, guarded, load, loading, row, show, timeElement, when } from "./dom.js";
+import { state } from "./state.js";
+
+const sessionsPath = (suffix = "") =>
+  `/api/chat/sessions/${encodeURIComponent(state.agent)}${suffix}`;
+
+export async function loadSessions() {
+  $("sessions-agent").textContent = state.agent;
+  $("session").hidden = true;
+  let count = 0;
+  await load($("sessions-list").tBodies[0], async () => {
+    const { sessions } = await api("GET", sessionsPath("?limit=100"));
+    count = sessions.length;
+    return sessions.map((s) => row(
+      timeElement(s.updatedAt),
+      s.kind,
+      element("span", s.key, "id"),
+      s.userId === null ? "—" : element("span", s.userId, "id"),
+      s.turns,
+      button("Open", guarded(() => openSession(s)), "open-session"),
+    ));
+  }, "No chat sessions for this agent yet.");
+  show(`${count} session(s).`);
+}
+
+function turnPart(label, text) {
+  const part = element("div", undefined, "turn-part");
+  part.append(element("strong", label), text ?? "");
+  return part;
+}
+
+function turnItem(turn) {
+  const item = element("li");
+  const tokens = `${turn.promptTokens ?? "?"} in / ${turn.completionTokens ?? "?"} out tokens`;
+  const duration = turn.durationMs === null ? "duration unknown" : `${Math.round(turn.durationMs)} ms`;
+  item.append(
+    element("div", `Turn ${turn.position + 1} · ${when(turn.createdAt)} · ${tokens} · ${duration}`, "meta"),
+    turnPart("User", turn.userMessage),
+    turnPart("Reply", turn.reply),
+  );
+  return item;
+}
+
+async function openSession(summary) {
+  $("session-key").textContent = summary.key;
+  $("session").hidden = false;
+  loading($("turns"));
+  const { session, turns } = await api("GET", sessionsPath(`/${encodeURIComponent(summary.sessionId)}`));
+  const customer = session.userId === null ? "no customer" : `customer ${session.userId}`;
+  $("session-meta").textContent =
+    `${session.kind} · ${customer} · started ${when(session.createdAt)} · ${session.turns} turn(s)`;
+  fill($("turns"), turns.map(turnItem), "No turns recorded.");
+  $("session-title").focus();
+  show(`${turns.length} turn(s).`);
+}
+
+export function bindSessions() {
+  $("sessions-refresh").addEventListener("click", guarded(loadSessions));
+}
