@@ -64,9 +64,14 @@ def test_every_page_is_linked_from_the_readme_and_links_back() -> None:
         assert back, f"{page.name} does not link back to the README"
 
 
-def test_the_memory_screen_picture_is_shown() -> None:
-    assert "memory-screen.png" in links((DOCS / "operations.md").read_text("utf-8"))
-    assert (DOCS / "memory-screen.png").is_file()
+def test_the_console_pictures_are_linked() -> None:
+    """Every view at both widths is in docs/screens and linked from the console's docs; the
+    README links some of them."""
+    shots = {f"screens/{p.name}" for p in (DOCS / "screens").glob("*.png")}
+    assert {f"screens/customers-{w}.png" for w in ("desktop", "phone")} <= shots
+    assert shots <= set(links((DOCS / "operations.md").read_text("utf-8")))
+    readme = {t for t in links((ROOT / "README.md").read_text("utf-8")) if t.endswith(".png")}
+    assert readme and {t.removeprefix("docs/") for t in readme} <= shots
 
 
 def test_every_documented_variable_is_a_setting_and_every_setting_is_documented() -> None:
