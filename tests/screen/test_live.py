@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from memory.contract import CursorExpired
 from tests.rooms.browser import Page
 from tests.screen.conftest import Client
 
@@ -33,3 +34,15 @@ async def test_the_parser_joins_chunks_and_skips_comments(page: Page, client: Cl
     assert steps[2] == [{"id": "7", "event": "op", "data": '{"id": 7, "contact": "+34 611"}'}]
     assert steps[3] == [{"id": "8", "event": "op", "data": "first line\nsecond line"}]
     assert steps[4] == []  # event 9 waits for its blank line
+
+
+async def test_an_expired_cursor_resumes_where_the_answer_says(page: Page, client: Client) -> None:
+    """The 410's own message (retention deleted events up to 42) gives the cursor to go on."""
+    expired = CursorExpired(5, 42)
+    await page.goto(str(client.make_url("/memory/")), ready="window.memoryScreen")
+    error = json.dumps({"code": expired.code, "message": expired.message})
+    other = json.dumps({"code": "invalid_request", "message": "after=7"})
+    found = await page.evaluate(
+        f"import('/memory/live.js').then(m => [m.resumePoint({error}), m.resumePoint({other})])"
+    )
+    assert found == [42, None]

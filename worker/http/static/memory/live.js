@@ -6,7 +6,7 @@
 import { api, stream } from "./api.js";
 import { $, button, element, when } from "./dom.js";
 import { EventParser } from "./sse.js";
-import { emit } from "./state.js";
+import { emit, state } from "./state.js";
 
 const SHOWN = 100; // events kept on screen
 const RETRY_MS = [1000, 2000, 5000, 10000];
@@ -90,6 +90,13 @@ async function connectOnce(signal) {
   }
 }
 
+// where to go on after a 410 cursor_expired: the id its message says to read after (retention
+// deleted the events before it; an open customer is redrawn from memory itself)
+export function resumePoint(error) {
+  const found = error.code === "cursor_expired" && /after=(\d+)\D*$/.exec(error.message);
+  return found ? Number(found[1]) : null;
+}
+
 async function run(signal) {
   let failures = 0;
   while (!signal.aborted) {
@@ -103,6 +110,12 @@ async function run(signal) {
     } catch (error) {
       if (signal.aborted) return;
       if (error.status === 401 || error.status === 403) return setState(`stopped: ${error.message}`, "");
+      const resume = resumePoint(error);
+      if (resume !== null) {
+        feed.cursor = resume;
+        if (state.customer) emit("op", { agent_id: feed.agent, contact: state.customer, id: resume });
+        continue;
+      }
       const wait = RETRY_MS[Math.min(failures, RETRY_MS.length - 1)];
       failures += 1;
       setState(`dropped; reconnecting in ${wait / 1000} s from event ${feed.cursor}`, "retry");
