@@ -45,7 +45,7 @@ function received(event) {
   const list = $("live-events");
   list.querySelector(".state")?.remove();
   list.prepend(eventItem(event));
-  $("live-cursor").textContent = `Last event: ${feed.cursor}`;
+  setState(feed.polling ? "polling the ops log" : "connected", "on");
   while (list.children.length > SHOWN) list.lastElementChild.remove();
   emit("op", event);
 }
@@ -81,7 +81,7 @@ async function connectOnce(signal) {
   const query = new URLSearchParams({ agentId: feed.agent, after: String(feed.cursor) });
   try {
     const response = await stream(`/api/memory/ops/stream?${query}`, signal);
-    setState(`connected (after event ${feed.cursor})`, "on");
+    setState("connected", "on");
     await readStream(response, signal);
   } catch (error) {
     if (error.status !== 404) throw error;
