@@ -62,6 +62,15 @@ async def test_sessions_newest_first_and_one_opened(
         assert " in / " in turn and " out tokens" in turn and " ms" in turn
     assert AWKWARD in await text(page, "session-meta")
 
+    await click(page, "session-delete")  # behind a confirmation
+    assert await page.evaluate("document.activeElement.id") == "session-confirm-button"
+    await click(page, "session-cancel")
+    await click(page, "session-delete")
+    await click(page, "session-confirm-button")
+    await wait_text(page, "status", f"Deleted the session {SESSION_KEY}.")
+    assert [r[2] for r in await rows(page, "#sessions-list tbody tr")] == ["later-chat"]
+    assert await page.evaluate("document.getElementById('session').hidden")
+
 
 UPLOAD = (
     "(() => {{ const t = new DataTransfer();"
@@ -186,3 +195,7 @@ async def test_live_feed_shows_adds_and_updates_the_open_customer(
     assert UNICODE in newest[1] and "Seat Ibiza" in newest[1]
     assert len(await rows(page, "#facts tbody tr")) == 2  # another customer's event: no change
     assert await page.evaluate("window.stillTheSamePage === true")
+
+    await page.evaluate("document.querySelector('#live-events li button').click()")  # its customer
+    await wait_text(page, "customer-id", AWKWARD)
+    assert await page.evaluate("document.getElementById('customers').hidden") is False

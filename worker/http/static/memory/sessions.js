@@ -44,7 +44,11 @@ function turnItem(turn) {
   return item;
 }
 
+let opened = null; // the session shown
+
 async function openSession(summary) {
+  opened = summary;
+  $("session-confirm").hidden = true;
   $("session-key").textContent = summary.key;
   $("session").hidden = false;
   loading($("turns"));
@@ -57,6 +61,20 @@ async function openSession(summary) {
   show(`${turns.length} turn(s).`);
 }
 
+async function deleteSession() {
+  const gone = opened;
+  await api("DELETE", sessionsPath(`/${encodeURIComponent(gone.sessionId)}`));
+  await loadSessions();
+  show(`Deleted the session ${gone.key}.`);
+  $("sessions-title").focus();
+}
+
 export function bindSessions() {
   $("sessions-refresh").addEventListener("click", guarded(loadSessions));
+  $("session-delete").addEventListener("click", () => {
+    $("session-confirm").hidden = false;
+    $("session-confirm-button").focus();
+  });
+  $("session-cancel").addEventListener("click", () => { $("session-confirm").hidden = true; });
+  $("session-confirm-button").addEventListener("click", guarded(deleteSession));
 }
