@@ -23,7 +23,7 @@ STATIC: Final = resources.files("worker.http").joinpath("static")
 CONTENT_SECURITY_POLICY: Final = "; ".join(
     (
         "default-src 'none'",
-        "script-src 'self'",  # the screen's own file only: no inline script, no eval
+        "script-src 'self'",  # the screen's own modules only: no inline script, no eval
         "style-src 'self'",
         "img-src 'self'",
         "connect-src 'self'",  # the API on this origin, nothing else
