@@ -199,3 +199,19 @@ async def test_live_feed_shows_adds_and_updates_the_open_customer(
     await page.evaluate("document.querySelector('#live-events li button').click()")  # its customer
     await wait_text(page, "customer-id", AWKWARD)
     assert await page.evaluate("document.getElementById('customers').hidden") is False
+
+
+async def test_a_view_the_key_may_not_read_shows_its_error_state(
+    page: Page, client: Client
+) -> None:
+    """A key with the configuration scopes only: the lists it may not read say so in place."""
+    await sign_in(page, client, "support", key="config")
+    for view, table in (("sessions", "sessions-list"), ("collections", "collections-list")):
+        await click(page, f"tab-{view}")
+        failed = await page.wait_for(
+            f"document.querySelector('#{table} td.failed')?.textContent || ''"
+        )
+        assert failed.startswith("Could not load: ") and "scope" in failed, failed
+        assert await text(page, "error") != ""  # and the alert line
+    await click(page, "tab-settings")
+    assert await text(page, "error") == ""  # a view it may read: no error left behind
