@@ -27,6 +27,7 @@ from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http.auth import AuthFailure
 from worker.http.routes_chat import ModelNotFound
 from worker.http.routes_context import BodyTimedOut, BodyTooLarge, respond
+from worker.http.routes_ops_stream import StreamsFull
 from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.identities import InvalidIdentities
 
@@ -46,6 +47,7 @@ CodedFailure: TypeAlias = (
     | ChatModelFailed
     | SessionBusy
     | SessionNotFound
+    | StreamsFull
 )
 """The failures whose code, message and field may reach the client as they are."""
 

@@ -41,7 +41,7 @@ from memory.contract import (
     strict_json,
 )
 from memory.documents import RAG_FAILURES
-from worker.catalog import Catalog
+from worker.catalog import AgentSpec, Catalog
 from worker.http.auth import ApiKey, Scope, authenticate, authorize
 from worker.http.serving import LIMITS
 
@@ -123,6 +123,17 @@ async def bounded(request: web.Request, work: Awaitable[T]) -> T:
         return await within(deadline, work, step="http")
     except Late:
         raise Unavailable("the database did not answer within the deadline") from None
+
+
+def agent_of(request: web.Request, agent_id: str) -> AgentSpec:
+    """The catalog's agent of that id; an unknown one is `UnknownAgent` (404)."""
+    return request.app[CATALOG].get(agent_id)
+
+
+def reachable_agents(request: web.Request) -> list[AgentSpec]:
+    """The catalog's agents, in its order, that this request may see."""
+    catalog = request.app[CATALOG]
+    return list(catalog)
 
 
 def actor(request: web.Request) -> str:
