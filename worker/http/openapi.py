@@ -85,6 +85,7 @@ def _operation(route: Route) -> dict[str, Any]:
     if route.scope != "public":
         operation["security"] = [{"bearer": []}]
         operation["x-scope"] = route.scope
+        operation["x-agents"] = route.agents  # what a key restricted to some agents meets
     return operation
 
 

@@ -67,6 +67,7 @@ ROUTES = (
         PATH,
         get_ops,
         "memory:read",
+        agents="one",
         answers=((200, answers.OpsLog),),
         query=("agentId", "after", "limit"),
         summary="memory.ops events of one agent after a cursor, oldest first",

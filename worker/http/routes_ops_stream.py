@@ -164,6 +164,7 @@ ROUTES = (
         PATH,
         stream_ops,
         "memory:read",
+        agents="one",
         deadline="own",
         query=("agentId", "after"),
         answers=((200, answers.OpsEventItem),),  # the `data` of each event

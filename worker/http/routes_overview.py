@@ -48,6 +48,7 @@ ROUTES = (
         PATH,
         get_overview,
         "memory:read",
+        agents="listing",
         answers=((200, answers.Overview),),
         summary="People, facts, calls and failed saves of the last day, per agent",
     ),
