@@ -1,9 +1,10 @@
 """Counts at a glance per agent, and the record of failed saves they include.
 
-`overview` is one statement: for each agent a few index-range aggregates over that agent's rows
-(people: the distinct user ids of its facts and calls; facts; calls that started in the last
-day; failed saves of the last day by code). Its cost grows with the agent's facts and calls
-(index-only scans of `memory_facts_scope` and `memory_calls_recent`), not with other agents'.
+`overview` is one statement of four grouped aggregates over the asked agents' rows (people: the
+distinct user ids of their facts and calls; facts; calls that started in the last day; failed
+saves of the last day by code), each filtered by `agent_id = any(...)`, so the planner sees the
+ids and reads a small agent's rows through `memory_facts_scope` and `memory_calls_recent`.
+Its cost grows with the asked agents' facts and calls.
 
 `FailedSaves` records a failed memory pass (agent id and error code, never a user id or text)
 off the failing path: each record is a held task, drained before the pool closes, and a record
@@ -27,20 +28,25 @@ log = structlog.get_logger(__name__)
 _S = "stackbone_platform"
 KEPT_DAYS = 7
 
-_OVERVIEW = f"""select a.agent_id,
-    (select count(*) from (
-        select user_id from {_S}.memory_facts f where f.agent_id = a.agent_id
-        union select user_id from {_S}.memory_calls c where c.agent_id = a.agent_id
-    ) p) as people,
-    (select count(*) from {_S}.memory_facts f where f.agent_id = a.agent_id) as facts,
-    (select count(*) from {_S}.memory_calls c
-        where c.agent_id = a.agent_id and c.started_at > now() - interval '1 day') as calls,
-    (select coalesce(jsonb_object_agg(r.reason, r.n), '{{}}')::text from (
-        select reason, count(*) as n from {_S}.memory_failed_saves s
-        where s.agent_id = a.agent_id and s.at > now() - interval '1 day' group by reason
-    ) r) as failures
-    from unnest($1::text[]) with ordinality as a(agent_id, position)
-    order by a.position"""
+_OVERVIEW = f"""with
+people as (select agent_id, count(*) as n from (
+        select agent_id, user_id from {_S}.memory_facts where agent_id = any($1::text[])
+        union select agent_id, user_id from {_S}.memory_calls where agent_id = any($1::text[])
+    ) p group by agent_id),
+facts as (select agent_id, count(*) as n from {_S}.memory_facts
+    where agent_id = any($1::text[]) group by agent_id),
+calls as (select agent_id, count(*) as n from {_S}.memory_calls
+    where agent_id = any($1::text[]) and started_at > now() - interval '1 day' group by agent_id),
+failures as (select agent_id, jsonb_object_agg(reason, n) as by_reason from (
+        select agent_id, reason, count(*) as n from {_S}.memory_failed_saves
+        where agent_id = any($1::text[]) and at > now() - interval '1 day' group by 1, 2
+    ) r group by agent_id)
+select a.agent_id, coalesce(people.n, 0) as people, coalesce(facts.n, 0) as facts,
+    coalesce(calls.n, 0) as calls, coalesce(failures.by_reason, '{{}}')::text as failures
+from unnest($1::text[]) with ordinality as a(agent_id, position)
+left join people using (agent_id) left join facts using (agent_id)
+left join calls using (agent_id) left join failures using (agent_id)
+order by a.position"""
 
 _RECORD = f"""with old as (
     delete from {_S}.memory_failed_saves
