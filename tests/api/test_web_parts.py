@@ -18,6 +18,7 @@ from worker.http.auth import (
     authorize,
     bearer_token,
     parse_api_keys,
+    undeclared_agents,
 )
 from worker.http.statuses import STATUSES, code_for_status, status_for
 
@@ -135,6 +136,15 @@ class TestApiKeys:
             parse_api_keys(json.dumps([entry]))
         assert str(caught.value).startswith(f"MEMORY_API_KEYS: {where}")
         assert SECRET not in str(caught.value)
+
+    def test_agents_the_catalog_does_not_declare_are_named_for_a_warning(self) -> None:
+        entries = [
+            {"name": "all", "key": SECRET, "scopes": []},
+            {"name": "typo", "key": SECRET + "2", "scopes": [], "agents": ["suport", "sales"]},
+            {"name": "fine", "key": SECRET + "3", "scopes": [], "agents": ["support"]},
+        ]
+        keys = parse_api_keys(json.dumps(entries))
+        assert undeclared_agents(keys, ["support", "sales"]) == {"typo": ["suport"]}
 
     def test_the_longest_agent_id_is_accepted(self) -> None:
         entry = {"name": "a", "key": SECRET, "scopes": [], "agents": ["a" * LONGEST]}

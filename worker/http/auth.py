@@ -192,6 +192,15 @@ def authorize(key: ApiKey, scope: Scope) -> None:
         raise Forbidden(f"this API key lacks the {scope} scope")
 
 
+def undeclared_agents(keys: Iterable[ApiKey], declared: Iterable[str]) -> dict[str, list[str]]:
+    """Key name -> the agents it names that the catalog does not declare (a typo reaches
+    nothing), for a start-up warning."""
+    known = set(declared)
+    return {
+        k.name: sorted(k.agents - known) for k in keys if k.agents is not None and k.agents - known
+    }
+
+
 def scopes_of(keys: Iterable[ApiKey]) -> dict[str, tuple[str, ...]]:
     """Key name -> scopes (and `agents:<id>` for each agent a restricted key reaches), for a
     start-up log line that shows no secret."""

@@ -51,7 +51,7 @@ from worker.http import (
     routes_settings,
     routes_voice,
 )
-from worker.http.auth import ApiKey, scopes_of
+from worker.http.auth import ApiKey, scopes_of, undeclared_agents
 from worker.http.errors import error_middleware
 from worker.http.http_metrics import PORT_VAR, metrics_app
 from worker.http.routes_context import (
@@ -176,6 +176,8 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         await database.close_pool(pool, CLOSE_SECONDS)
 
     app.on_cleanup.append(close_pool)
+    for key_name, agents in undeclared_agents(config.api_keys, (a.name for a in catalog)).items():
+        log.warning("web.key_agents_undeclared", key=key_name, agents=agents)
     log.info(
         "web.configured",
         agents=len(catalog),
