@@ -200,7 +200,7 @@ async def test_open_streams_at_the_limit_and_past_it(make_streaming: Streams) ->
     second = await client.get(url, headers=auth())
     assert (first.status, second.status) == (200, 200)
     refused = await client.get(url, headers=auth())
-    assert refused.status == 503
+    assert (refused.status, refused.headers["Retry-After"]) == (503, "1")
     assert (await refused.json())["error"]["code"] == "server_busy"
     first.close()  # the client goes: its stream ends and frees its place
     await wait_until_open(app, 1)

@@ -75,7 +75,8 @@ def translate(failure: Exception) -> Problem:
     """The answer to a failure a route raised (an `HTTPException` below 400 is not a failure)."""
     if isinstance(failure, CodedFailure):
         close = isinstance(failure, BodyTimedOut | BodyTooLarge)
-        return Problem(failure.code, failure.message, failure.field, close=close)
+        retry = (("Retry-After", "1"),) if isinstance(failure, StreamsFull) else ()
+        return Problem(failure.code, failure.message, failure.field, retry, close)
     if isinstance(failure, web.HTTPException):
         allow = failure.headers.get("Allow")
         headers = () if allow is None else (("Allow", allow),)
