@@ -151,6 +151,9 @@ class Environment(BaseSettings):
     web_max_connections: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=100_000)] = Field(
         256, alias="WEB_MAX_CONNECTIONS"
     )
+    web_max_ops_streams: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=10_000)] = Field(
+        32, alias="WEB_MAX_OPS_STREAMS"
+    )
     web_database_deadline_seconds: Seconds = Field(2.0, alias="WEB_DATABASE_DEADLINE_SECONDS")
     web_metrics_port: Port | None = Field(None, alias="WEB_METRICS_PORT")
     # the chat wire's conversation model (web process); unset: the voice conversation model

@@ -79,6 +79,8 @@ CALLS: list[Call] = [
     ("GET", "/api/memory/activity?limit=0", None, "config-reader"),  # 400
     ("GET", "/api/memory/ops?agentId=support", None, "memory-reader"),
     ("GET", "/api/memory/ops?agentId=support&limit=501", None, "memory-reader"),  # 400
+    ("GET", "/api/memory/overview", None, "memory-reader"),
+    ("GET", "/api/memory/overview?agentId=support", None, "memory-reader"),  # 400
     ("GET", "/api/voice/agents", None, "admin"),
     (
         "POST",
@@ -145,6 +147,22 @@ async def _document_uploads(
     media = _operation(document, "GET", download)["responses"]["200"]["content"]
     assert original.status == 200 and original.content_type in media
     return body["id"], {("POST", path.split("?", 1)[0]), ("GET", download)}
+
+
+async def _ops_stream(client: Client, document: dict[str, Any]) -> tuple[str, str]:
+    """The live ops stream (server-sent events): one event's data against the document."""
+    path = "/api/memory/ops/stream"
+    async with client.get(f"{path}?agentId=support", headers=auth("memory-reader")) as stream:
+        assert stream.status == 200
+        response = _operation(document, "GET", path)["responses"]["200"]
+        assert stream.content_type in response["content"]
+        lines = []
+        while (line := (await stream.content.readline()).decode()) != "\n":
+            lines.append(line)
+    data = json.loads(next(line for line in lines if line.startswith("data: "))[6:])
+    schema = {**response["x-event-data"], "components": document["components"]}
+    assert not list(Draft202012Validator(schema).iter_errors(data))
+    return ("GET", path)
 
 
 @pytest.fixture(name="livekit")
@@ -226,6 +244,7 @@ async def test_every_answer_matches_the_document(
     document = await (await client.get("/api/openapi.json")).json()
     Draft202012Validator.check_schema({"$defs": document["components"]["schemas"]})
     doc, answered = await _document_uploads(client, document)
+    answered.add(await _ops_stream(client, document))
     statuses: set[int] = set()
     for method, template, body, key in CALLS:
         path = template.replace("{doc}", doc)

@@ -223,6 +223,19 @@ class OpsLog(_Answer):
     next: int
 
 
+class AgentCounts(_Answer):
+    agentId: str
+    people: int
+    facts: int
+    callsLastDay: int
+    failedSavesLastDay: int
+    failuresByReason: dict[str, int]
+
+
+class Overview(_Answer):
+    agents: list[AgentCounts]
+
+
 class VoiceAgent(_Answer):
     agentId: str
     identityKey: str | None

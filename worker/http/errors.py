@@ -27,6 +27,7 @@ from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http.auth import AuthFailure
 from worker.http.routes_chat import ModelNotFound
 from worker.http.routes_context import BodyTimedOut, BodyTooLarge, respond
+from worker.http.routes_ops_stream import StreamsFull
 from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.identities import InvalidIdentities
 
@@ -46,6 +47,7 @@ CodedFailure: TypeAlias = (
     | ChatModelFailed
     | SessionBusy
     | SessionNotFound
+    | StreamsFull
 )
 """The failures whose code, message and field may reach the client as they are."""
 
@@ -73,7 +75,8 @@ def translate(failure: Exception) -> Problem:
     """The answer to a failure a route raised (an `HTTPException` below 400 is not a failure)."""
     if isinstance(failure, CodedFailure):
         close = isinstance(failure, BodyTimedOut | BodyTooLarge)
-        return Problem(failure.code, failure.message, failure.field, close=close)
+        retry = (("Retry-After", "1"),) if isinstance(failure, StreamsFull) else ()
+        return Problem(failure.code, failure.message, failure.field, retry, close)
     if isinstance(failure, web.HTTPException):
         allow = failure.headers.get("Allow")
         headers = () if allow is None else (("Allow", allow),)

@@ -80,9 +80,12 @@ def _operation(route: Route) -> dict[str, Any]:
     if route.download:
         content = {media: binary for media in route.download}
         responses["200"] = {"description": "the bytes", "content": content}
+        for _, model in route.answers:  # a stream: the JSON each of its events carries
+            responses["200"]["x-event-data"] = _ref(model)
     if route.scope != "public":
         operation["security"] = [{"bearer": []}]
         operation["x-scope"] = route.scope
+        operation["x-agents"] = route.agents  # what a key restricted to some agents meets
     return operation
 
 

@@ -44,10 +44,10 @@ from worker.catalog import AgentSpec, UnknownAgent
 from worker.http import answers
 from worker.http.chat_wire import ChatBody, SessionHeader, identities_of, session_of
 from worker.http.routes_context import (
-    CATALOG,
     MEMORY,
     POOL,
     Route,
+    agent_of,
     bounded,
     parse_body,
     read_json,
@@ -72,7 +72,7 @@ class ModelNotFound(LookupError):
 
 def _agent(request: web.Request, name: str) -> AgentSpec:
     try:
-        return request.app[CATALOG].get(name)
+        return agent_of(request, name)
     except UnknownAgent:
         raise ModelNotFound() from None
 
@@ -224,6 +224,7 @@ ROUTES = (
         "/v1/chat/completions",
         complete,
         "chat",
+        agents="one",
         deadline="own",  # model requests outlast the database deadline; database steps bounded
         body=ChatBody,
         answers=((200, answers.ChatCompletion),),

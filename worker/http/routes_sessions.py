@@ -16,7 +16,7 @@ from aiohttp import web
 from chat import SessionNotFound, SessionRow, TurnRow, delete_session, list_sessions, open_session
 from memory.contract import InvalidRequest
 from worker.http import answers
-from worker.http.routes_context import CATALOG, POOL, Route, respond, timestamp
+from worker.http.routes_context import POOL, Route, agent_of, respond, timestamp
 
 MAX_LIMIT = 100
 
@@ -53,7 +53,7 @@ def _limit(request: web.Request) -> int:
 
 
 def _agent_id(request: web.Request) -> str:
-    return request.app[CATALOG].get(request.match_info["agentId"]).name
+    return agent_of(request, request.match_info["agentId"]).name
 
 
 def _session_id(request: web.Request) -> str:
@@ -87,6 +87,7 @@ ROUTES = (
         "/api/chat/sessions/{agentId}",
         sessions,
         "memory:read",
+        agents="one",
         answers=((200, answers.ChatSessions),),
         query=("limit",),
         summary="An agent's chat sessions, most recently used first",
@@ -96,6 +97,7 @@ ROUTES = (
         "/api/chat/sessions/{agentId}/{sessionId}",
         one_session,
         "memory:read",
+        agents="one",
         answers=((200, answers.ChatSession),),
         summary="One chat session with its turns",
     ),
@@ -104,6 +106,7 @@ ROUTES = (
         "/api/chat/sessions/{agentId}/{sessionId}",
         remove_session,
         "memory:delete",
+        agents="one",
         answers=((200, answers.ChatSessionDeleted),),
         summary="Delete one chat session (memory erasure does not)",
     ),

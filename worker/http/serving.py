@@ -42,6 +42,8 @@ class ServerLimits:
     """For a route to receive the whole body (at most 1 MiB)."""
     max_connections: int = default("WEB_MAX_CONNECTIONS")
     """Open connections, idle keep-alive ones included; past it a new one gets 503."""
+    max_ops_streams: int = default("WEB_MAX_OPS_STREAMS")
+    """Open ops streams (`GET /api/memory/ops/stream`); past it a new one gets 503."""
 
 
 def server_limits(settings: environment.Environment) -> ServerLimits:
@@ -49,6 +51,7 @@ def server_limits(settings: environment.Environment) -> ServerLimits:
         header_timeout_seconds=settings.web_header_timeout_seconds,
         body_timeout_seconds=settings.web_body_timeout_seconds,
         max_connections=settings.web_max_connections,
+        max_ops_streams=settings.web_max_ops_streams,
     )
 
 

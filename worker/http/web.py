@@ -42,6 +42,8 @@ from worker.http import (
     routes_extraction,
     routes_health,
     routes_ops,
+    routes_ops_stream,
+    routes_overview,
     routes_page,
     routes_screen,
     routes_search,
@@ -49,7 +51,7 @@ from worker.http import (
     routes_settings,
     routes_voice,
 )
-from worker.http.auth import ApiKey, scopes_of
+from worker.http.auth import ApiKey, scopes_of, undeclared_agents
 from worker.http.errors import error_middleware
 from worker.http.http_metrics import PORT_VAR, metrics_app
 from worker.http.routes_context import (
@@ -78,6 +80,8 @@ ROUTES: tuple[Route, ...] = (
     *routes_activity.ROUTES,
     *routes_voice.ROUTES,
     *routes_ops.ROUTES,
+    *routes_ops_stream.ROUTES,
+    *routes_overview.ROUTES,
     *routes_chat.ROUTES,
     *routes_sessions.ROUTES,
     *routes_documents.ROUTES,
@@ -137,6 +141,8 @@ def create_app(
     app[routes_chat.CHAT_CONFIG] = chat or ChatConfig()
     app[routes_chat.CHAT_MODEL] = ConversationModel(app[routes_chat.CHAT_CONFIG])
     app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
+    app[routes_ops_stream.OPS_STREAMS] = routes_ops_stream.OpsStreams(app[LIMITS].max_ops_streams)
+    app.on_shutdown.append(routes_ops_stream.stop_streams)  # before handlers are awaited
     app[openapi.DOCUMENT] = openapi.document((*ROUTES, openapi.ROUTE), PAGES)
     for route in (*ROUTES, openapi.ROUTE):
         app.router.add_route(route.method, route.path, guarded(route))
@@ -170,6 +176,8 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         await database.close_pool(pool, CLOSE_SECONDS)
 
     app.on_cleanup.append(close_pool)
+    for key_name, agents in undeclared_agents(config.api_keys, (a.name for a in catalog)).items():
+        log.warning("web.key_agents_undeclared", key=key_name, agents=agents)
     log.info(
         "web.configured",
         agents=len(catalog),
