@@ -186,7 +186,8 @@ class Documents:
     async def retrieve(
         self, text: object, top_k: object = checks.DEFAULT_TOP_K, namespace: object = None
     ) -> Result[Retrieval]:
-        """The chunks of one collection closest in meaning to `text`, best first."""
+        """The `top_k` chunks of one collection that best answer `text`, best first: by
+        meaning, and by text when the query's words are rare (`_ranking`)."""
 
         async def work() -> Retrieval:
             query, k, ns = checks.query(text), checks.top_k(top_k), checks.namespace(namespace)
@@ -194,7 +195,7 @@ class Documents:
             collection = await self._collection(ns, model, create=False)
             started = time.perf_counter()
             [vector] = await self._embed([query])
-            hits = await self._store.nearest(collection, vector, k)
+            hits = await self._store.hybrid(collection, vector, query, k)
             log.info(
                 "documents.retrieved",
                 namespace=ns,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import asyncpg
 
@@ -17,6 +18,7 @@ from memory.documents._errors import (
     RagUnavailable,
 )
 from memory.documents._models import Collection, DocumentInfo, Hit
+from memory.documents._ranking import CANDIDATES, LEXICAL_SELECTIVE, Ranked, fused
 from memory.store import DB_ERRORS, MISSING
 
 _S = "stackbone_platform"
@@ -66,6 +68,43 @@ _NEAREST = f"""select n.content, n.distance, n.seq, {_DOC_COLUMNS}
     join {_S}.doc_documents d on d.id = n.document_id
     join {_S}.doc_collections c on c.id = d.collection_id
     order by n.distance, n.document_id, n.seq"""
+# Both lists of hybrid ranking in one round trip, every row with its cosine distance, its list
+# (0: meaning, 1: text) and its rank there. Meaning: the nearest chunks (HNSW). Text: the query's
+# words folded as for facts (0004, 0013); each word's chunks are counted through the GIN index
+# (at most $5 + 1 read); the rarest word found in 1..$5 chunks picks the chunks, ranked by how
+# densely they hold any of the query's words (`ts_rank_cd` over `w1 | w2 | ...`).
+_WORD_QUERY = "plainto_tsquery('simple', w.word)"
+_HYBRID = f"""with semantic as (
+        select n.document_id, n.seq, n.content, n.distance
+        from {_S}.nearest_chunks($1, $2::text::vector, $3) n),
+    words as (
+        select distinct word from unnest(tsvector_to_array(
+            to_tsvector('simple', {_S}.search_fold($4)))) as word),
+    counted as (
+        select {_WORD_QUERY} as q, (select count(*) from (
+            select 1 from {_S}.doc_chunks c
+            where c.collection_id = $1 and c.search_text @@ {_WORD_QUERY}
+            limit $5 + 1) as found) as n, w.word
+        from words w),
+    rarest as (select q from counted where n between 1 and $5 order by n, word limit 1),
+    any_word as (select string_agg('(' || q::text || ')', ' | ')::tsquery as q from counted),
+    lexical as (
+        select c.document_id, c.seq, c.content, c.embedding <=> $2::text::vector as distance,
+            ts_rank_cd(c.search_text, a.q, 32) as text_rank
+        from {_S}.doc_chunks c, rarest r, any_word a
+        where c.collection_id = $1 and c.search_text @@ r.q
+        order by text_rank desc, c.document_id, c.seq
+        limit $3),
+    both_lists as (
+        select 0 as list, row_number() over (order by distance, document_id, seq) as rank,
+            document_id, seq, content, distance from semantic
+        union all
+        select 1, row_number() over (order by text_rank desc, document_id, seq),
+            document_id, seq, content, distance from lexical)
+    select b.list, b.rank, b.content, b.distance, b.seq, {_DOC_COLUMNS}
+    from both_lists b
+    join {_S}.doc_documents d on d.id = b.document_id
+    join {_S}.doc_collections c on c.id = d.collection_id"""
 
 
 @contextlib.asynccontextmanager
@@ -90,7 +129,7 @@ class NewDocument:
     model: str
 
 
-def document_of(row: asyncpg.Record, at: int = 0) -> DocumentInfo:
+def document_of(row: asyncpg.Record | tuple[Any, ...], at: int = 0) -> DocumentInfo:
     return DocumentInfo(*row[at : at + 12])
 
 
@@ -100,8 +139,9 @@ def score(distance: float) -> float:
 
 
 class DocumentStore:
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, *, lexical_selective: int = LEXICAL_SELECTIVE) -> None:
         self._pool = pool
+        self._selective = lexical_selective
 
     async def vectors_enabled(self) -> bool:
         async with rag_translated(RagUnavailable, "documents capability check"):
@@ -179,6 +219,26 @@ class DocumentStore:
             return str(await self._pool.execute(_DELETE, document)) == "DELETE 1"
 
     async def nearest(self, collection: int, vector: str, n: int) -> list[Hit]:
+        """By meaning alone: the score is the similarity (`score`)."""
         async with rag_translated(RagUnavailable, "document search"):
             rows = await self._pool.fetch(_NEAREST, collection, vector, n)
-        return [Hit(r[0], score(float(r[1])), int(r[2]), document_of(r, 3)) for r in rows]
+        return [_hit(r, score(float(r[1]))) for r in rows]
+
+    async def hybrid(self, collection: int, vector: str, query: str, n: int) -> list[Hit]:
+        """By meaning and by text, fused (`memory.documents._ranking`)."""
+        async with rag_translated(RagUnavailable, "document search"):
+            rows = await self._pool.fetch(
+                _HYBRID, collection, vector, CANDIDATES, query, self._selective
+            )
+        rows = sorted(rows, key=lambda r: (r[0], r[1]))
+        found = {(r[5], int(r[4])): tuple(r)[2:] for r in rows}  # by document id, position
+        semantic, lexical = (
+            [Ranked(r[5], int(r[4]), float(r[3])) for r in rows if r[0] == which]
+            for which in (0, 1)
+        )
+        return [_hit(found[(h.document, h.chunk)], s) for h, s in fused(semantic, lexical, n)]
+
+
+def _hit(row: asyncpg.Record | tuple[Any, ...], ranked: float) -> Hit:
+    """From `content, distance, seq, <document columns>`; `ranked` is the hit's score."""
+    return Hit(row[0], ranked, int(row[2]), document_of(row, 3), score(float(row[1])))
