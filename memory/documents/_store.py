@@ -56,6 +56,18 @@ _READY = f"""update {_S}.doc_documents
 _FAILED = f"""update {_S}.doc_documents
     set status = 'failed', error_code = $2, updated_at = now()
     where id = $1 and status = 'pending'"""
+_TOUCH = f"""update {_S}.doc_documents set updated_at = now()
+    where id = $1 and status = 'pending'"""
+# the oldest document pending and untouched for $1 seconds, claimed: one process takes it
+_CLAIM = f"""update {_S}.doc_documents d
+    set updated_at = now(), ingest_attempts = d.ingest_attempts + 1
+    where d.id = (select id from {_S}.doc_documents
+                  where status = 'pending' and updated_at < now() - make_interval(secs => $1)
+                  order by updated_at limit 1 for update skip locked)
+    returning d.id::text, d.ingest_attempts"""
+_ABANDONED = f"""select c.namespace, d.source, d.title, d.content_type, o.body
+    from {_DOC_FROM} join {_S}.doc_originals o on o.document_id = d.id
+    where d.id = $1::uuid and d.status = 'pending'"""
 _DOCUMENTS = f"""select {_DOC_COLUMNS} from {_DOC_FROM}
     where c.namespace = $1 order by d.created_at, d.id"""
 _DOCUMENT = f"select {_DOC_COLUMNS} from {_DOC_FROM} where d.id = $1::uuid"
@@ -129,6 +141,24 @@ class NewDocument:
     model: str
 
 
+@dataclass(frozen=True, slots=True)
+class Abandoned:
+    """What an ingest needs again: the kept original and its labels."""
+
+    namespace: str
+    source: str
+    title: str
+    content_type: str
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    id: str
+    attempts: int  # recoveries so far, this one included
+    original: Abandoned | None  # None: no longer pending
+
+
 def document_of(row: asyncpg.Record | tuple[Any, ...], at: int = 0) -> DocumentInfo:
     return DocumentInfo(*row[at : at + 12])
 
@@ -199,6 +229,23 @@ class DocumentStore:
     async def fail(self, document: str, code: str) -> None:
         async with rag_translated(RagPersistFailed, "document status"):
             await self._pool.execute(_FAILED, document, code)
+
+    async def touch(self, document: str) -> None:
+        """Mark an ingest under way as alive (recovery passes over it)."""
+        async with rag_translated(RagPersistFailed, "document status"):
+            await self._pool.execute(_TOUCH, document)
+
+    async def claim_abandoned(self, stale_seconds: float) -> Claimed | None:
+        """The oldest document left `pending` for `stale_seconds`, claimed, with its original;
+        None when there is none."""
+        async with rag_translated(RagUnavailable, "abandoned ingest claim"):
+            claimed = await self._pool.fetchrow(_CLAIM, stale_seconds)
+            if claimed is None:
+                return None
+            row = await self._pool.fetchrow(_ABANDONED, claimed[0])
+        if row is None:  # deleted or finished meanwhile
+            return Claimed(claimed[0], claimed[1], None)
+        return Claimed(claimed[0], claimed[1], Abandoned(*row))
 
     async def documents(self, namespace: str) -> list[DocumentInfo]:
         async with rag_translated(RagUnavailable, "document listing"):
