@@ -60,12 +60,14 @@ WRITE = f"""insert into {S}.memory_ops (agent_id, user_id, call_id, final, revis
 
 async def load(conn: asyncpg.Connection, events: int) -> None:
     await conn.execute(f"drop index {S}.memory_ops_agent, {S}.memory_ops_pair")
+    await conn.execute(f"alter table {S}.memory_ops set (autovacuum_enabled = false)")
     for start in range(1, events + 1, LOAD_STEP):
         await conn.execute(LOAD, start, events, OPS)
         print(f"  loaded {min(start + LOAD_STEP - 1, events):,} events", flush=True)
     await conn.execute("set maintenance_work_mem = '512MB'")
     await conn.execute(f"create index memory_ops_agent on {S}.memory_ops (agent_id, id)")
     await conn.execute(f"create index memory_ops_pair on {S}.memory_ops (agent_id, user_id)")
+    await conn.execute(f"alter table {S}.memory_ops reset (autovacuum_enabled)")
     await conn.execute(f"vacuum analyze {S}.memory_ops")
 
 
@@ -135,7 +137,7 @@ async def main(events: int, seconds: float) -> None:
         Path(tempfile.mkdtemp(prefix="ops-bench-")) / "pgdata", cleanup_mode="delete"
     )
     url = await fresh_database(admin_url)
-    loads = await connect_long(url, LongOpLimits(statement_seconds=0))
+    loads = await connect_long(url, LongOpLimits(statement_seconds=0, lock_seconds=0))
     pool = await create_pool(url, min_size=5, max_size=5)  # the call path's limits
     try:
         t = time.perf_counter()
