@@ -20,7 +20,8 @@ import tempfile
 from pathlib import Path
 
 from bench.memory_bench import fresh_database
-from infra.database import create_pool, start_embedded
+from infra.database import create_pool
+from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from memory.documents import Documents

@@ -22,7 +22,8 @@ from callmemory import environment
 from callmemory.environment import default
 from chat import ChatConfig, ConversationModel
 from infra import database, tracing
-from infra.database import EmbeddedStartFailed, create_pool, database_url
+from infra.database import create_pool, database_url
+from infra.embedded import EmbeddedStartFailed
 from infra.logs import configure_logging
 from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations
