@@ -99,3 +99,21 @@ async def test_the_text_list_joins_only_while_its_rarest_word_is_in_few_enough_c
     [hit] = await too_common.hybrid(collection, vector, sheet.code, 1)
     assert hit.document.source != sheet.source  # past it: meaning alone
     assert hit.score == pytest.approx(0.5)  # first in one list of two
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "it's O'Brien's 50% off & | ! <-> (deal)",
+        "C:\\tmp\\a.txt or /usr/bin/x and 'quoted' \"phrase\" -minus",
+        "...",  # no word at all: ranked by meaning alone
+        "sku-52445-b SKU-52445-B sku 52445",
+    ],
+)
+async def test_any_query_text_is_searched_never_parsed_as_syntax(
+    documents: Documents, query: str
+) -> None:
+    await load(documents)
+    found = await documents.retrieve(query, 5, NS)
+    assert found.error is None, found.error
+    assert found.data is not None and len(found.data.hits) == 5
