@@ -23,6 +23,7 @@ from typing import Final
 RRF_K: Final = 60  # the constant of Cormack, Clarke and Buettcher (2009)
 CANDIDATES: Final = 50  # how deep each list is read before fusing
 LEXICAL_SELECTIVE: Final = 200  # the rarest word in more chunks than this: no text list
+LEXICAL_WORDS: Final = 32  # distinct words of a query counted at most (a bound on its probes)
 BEST: Final = 2.0 / (RRF_K + 1)
 
 

@@ -18,7 +18,13 @@ from memory.documents._errors import (
     RagUnavailable,
 )
 from memory.documents._models import Collection, DocumentInfo, Hit
-from memory.documents._ranking import CANDIDATES, LEXICAL_SELECTIVE, Ranked, fused
+from memory.documents._ranking import (
+    CANDIDATES,
+    LEXICAL_SELECTIVE,
+    LEXICAL_WORDS,
+    Ranked,
+    fused,
+)
 from memory.store import DB_ERRORS, MISSING
 
 _S = "stackbone_platform"
@@ -82,7 +88,8 @@ _NEAREST = f"""select n.content, n.distance, n.seq, {_DOC_COLUMNS}
     order by n.distance, n.document_id, n.seq"""
 # Both lists of hybrid ranking in one round trip, every row with its cosine distance, its list
 # (0: meaning, 1: text) and its rank there. Meaning: the nearest chunks (HNSW). Text: the query's
-# words folded as for facts (0004, 0013); each word's chunks are counted through the GIN index
+# words folded as for facts (0004, 0013), the LEXICAL_WORDS longest (a bound on a long query's
+# probes; codes are long); each word's chunks are counted through the GIN index
 # (at most $5 + 1 read); the rarest word found in 1..$5 chunks picks the chunks, ranked by how
 # densely they hold any of the query's words (`ts_rank_cd` over `w1 | w2 | ...`).
 _WORD_QUERY = "plainto_tsquery('simple', w.word)"
@@ -90,8 +97,9 @@ _HYBRID = f"""with semantic as (
         select n.document_id, n.seq, n.content, n.distance
         from {_S}.nearest_chunks($1, $2::text::vector, $3) n),
     words as (
-        select distinct word from unnest(tsvector_to_array(
-            to_tsvector('simple', {_S}.search_fold($4)))) as word),
+        select word from unnest(tsvector_to_array(
+            to_tsvector('simple', {_S}.search_fold($4)))) as word
+        order by length(word) desc, word limit {LEXICAL_WORDS}),
     counted as (
         select {_WORD_QUERY} as q, (select count(*) from (
             select 1 from {_S}.doc_chunks c

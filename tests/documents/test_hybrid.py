@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memory.documents import Documents
+from memory.documents._ranking import LEXICAL_WORDS
 from memory.documents._store import DocumentStore
 from testkit.help_center import (
     ARTICLES,
@@ -117,3 +118,14 @@ async def test_any_query_text_is_searched_never_parsed_as_syntax(
     found = await documents.retrieve(query, 5, NS)
     assert found.error is None, found.error
     assert found.data is not None and len(found.data.hits) == 5
+
+
+async def test_only_the_longest_words_of_a_long_query_are_counted(documents: Documents) -> None:
+    await load(documents)
+    sheet = product_sheets()[0]
+    short = " ".join(f"w{i}" for i in range(LEXICAL_WORDS))  # as many words, all shorter
+    found = await documents.retrieve(f"{short} {sheet.code}", 1, NS)
+    assert found.data is not None and found.data.hits[0].document.source == sheet.source
+    long_words = " ".join(f"longerword{i:03}" for i in range(LEXICAL_WORDS))  # all longer
+    found = await documents.retrieve(f"{long_words} {sheet.code}", 1, NS)
+    assert found.data is not None and found.data.hits[0].document.source != sheet.source
