@@ -89,9 +89,11 @@ _NEAREST = f"""select n.content, n.distance, n.seq, {_DOC_COLUMNS}
 # Both lists of hybrid ranking in one round trip, every row with its cosine distance, its list
 # (0: meaning, 1: text) and its rank there. Meaning: the nearest chunks (HNSW). Text: the query's
 # words folded as for facts (0004, 0013), the LEXICAL_WORDS longest (a bound on a long query's
-# probes; codes are long); each word's chunks are counted through the GIN index
-# (at most $5 + 1 read); the rarest word found in 1..$5 chunks picks the chunks, ranked by how
-# densely they hold any of the query's words (`ts_rank_cd` over `w1 | w2 | ...`).
+# probes; codes are long); each word's chunks are counted through the GIN index (at most $5 + 1
+# read, but the index's bitmap holds all of the word's chunks), except a word that ANALYZE's
+# statistics of the column (`most_common_elems`) say is in more than $5 chunks of the whole
+# table: it is taken as common unread. The rarest word found in 1..$5 chunks picks the chunks,
+# ranked by how densely they hold any of the query's words (`ts_rank_cd` over `w1 | w2 | ...`).
 _WORD_QUERY = "plainto_tsquery('simple', w.word)"
 _HYBRID = f"""with semantic as (
         select n.document_id, n.seq, n.content, n.distance
@@ -100,11 +102,21 @@ _HYBRID = f"""with semantic as (
         select word from unnest(tsvector_to_array(
             to_tsvector('simple', {_S}.search_fold($4)))) as word
         order by length(word) desc, word limit {LEXICAL_WORDS}),
+    common as (
+        select e.word from (
+            select unnest(s.most_common_elems::text::text[]) as word,
+                unnest(s.most_common_elem_freqs) as freq
+            from pg_stats s
+            where s.schemaname = '{_S}' and s.tablename = 'doc_chunks'
+                and s.attname = 'search_text') e
+        where e.freq * (select reltuples from pg_class
+                        where oid = '{_S}.doc_chunks'::regclass) > $5),
     counted as (
-        select {_WORD_QUERY} as q, (select count(*) from (
-            select 1 from {_S}.doc_chunks c
-            where c.collection_id = $1 and c.search_text @@ {_WORD_QUERY}
-            limit $5 + 1) as found) as n, w.word
+        select {_WORD_QUERY} as q, case when w.word in (select word from common) then $5 + 1
+            else (select count(*) from (
+                select 1 from {_S}.doc_chunks c
+                where c.collection_id = $1 and c.search_text @@ {_WORD_QUERY}
+                limit $5 + 1) as found) end as n, w.word
         from words w),
     rarest as (select q from counted where n between 1 and $5 order by n, word limit 1),
     any_word as (select string_agg('(' || q::text || ')', ' | ')::tsquery as q from counted),

@@ -129,3 +129,24 @@ async def test_only_the_longest_words_of_a_long_query_are_counted(documents: Doc
     long_words = " ".join(f"longerword{i:03}" for i in range(LEXICAL_WORDS))  # all longer
     found = await documents.retrieve(f"{long_words} {sheet.code}", 1, NS)
     assert found.data is not None and found.data.hits[0].document.source != sheet.source
+
+
+async def test_with_the_columns_statistics_common_words_are_skipped_and_codes_still_found(
+    documents: Documents,
+) -> None:
+    """After ANALYZE, words the statistics say are in more chunks than the bound are not
+    counted (`sku` is in 40 of 48 chunks); a code, in one, is still found first."""
+    await load(documents)
+    await documents.pool.execute("analyze stackbone_platform.doc_chunks")
+    common = await documents.pool.fetchval(
+        "select 'sku' = any(most_common_elems::text::text[]) from pg_stats"
+        " where tablename = 'doc_chunks' and attname = 'search_text'"
+    )
+    assert common is True
+    store, collection = (
+        DocumentStore(documents.pool, lexical_selective=10),
+        await collection_id(documents),
+    )
+    for sheet in product_sheets()[::4]:
+        [hit] = await store.hybrid(collection, vector_of("unrelated words"), f"{sheet.code} sku", 1)
+        assert hit.document.source == sheet.source
