@@ -9,6 +9,7 @@ import asyncpg
 import pytest
 
 from callmemory.config import CallConfig
+from infra.database import PoolTimeouts
 from lifecycle.sweeper import SweepConfig
 from memory.api import Memory
 from memory.contract import CursorExpired
@@ -134,12 +135,16 @@ async def test_a_failed_pass_is_logged_by_type_and_not_raised(
 
 
 async def test_the_worker_main_process_enforces_the_window_on_its_sweeper_pool(
-    memory: Memory, model_server: ModelServer, pool: asyncpg.Pool, database_url: str
+    memory: Memory,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
+    database_url: str,
+    pool_timeouts: PoolTimeouts,
 ) -> None:
     """A deployment of workers alone keeps the log bounded: the sweeper task runs retention."""
     ids = await learn(memory, model_server, pool, "support", 2)
     await age(pool, ids[:1], 2)
-    call = CallConfig(database_url=database_url)
+    call = CallConfig(database_url=database_url, database=pool_timeouts)
     sweep = SweepConfig(
         lost_after_seconds=60, drop_after_seconds=600, interval_seconds=0.5, lease_seconds=60
     )
