@@ -1,9 +1,11 @@
-"""The ops log's retention task in the web process: one held task, off the request path.
+"""The ops log's retention task: one held task, off the request path, in every web process and
+in every worker's main process (on its sweeper's pool, `worker.sweeping`).
 
 Every `interval_seconds` it deletes the `memory.ops` events older than the window, in batches
-(`memory.store.expire_ops`). Several web processes may run it at once: batches skip the rows
-another one holds. A failed pass is logged by type and tried again at the next interval; the
-task's own end (a bug) is retrieved and logged.
+(`memory.store.expire_ops`). Any number of processes may run it at once, with no lock or
+leader: a batch skips the rows another one holds, and deleting what is already gone is a no-op.
+A failed pass is logged by type and tried again at the next interval; the task's own end (a
+bug) is retrieved and logged (`worker.periodic`).
 """
 
 from __future__ import annotations
