@@ -141,6 +141,9 @@ class Environment(BaseSettings):
     memory_ops_retention_days: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=3650)] = (
         Field(30, alias="MEMORY_OPS_RETENTION_DAYS")
     )
+    documents_recover_after_seconds: JournalSeconds = Field(
+        300.0, alias="DOCUMENTS_RECOVER_AFTER_SECONDS"
+    )
     memory_api_keys: str | None = Field(None, alias="MEMORY_API_KEYS")
     port: Annotated[int, BeforeValidator(_trimmed), Field(ge=0, le=65535)] = Field(
         8080, alias="PORT"

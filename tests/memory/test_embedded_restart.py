@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from infra.database import _process_state, clear_stale_postmaster
+from infra.embedded import _process_state, clear_stale_postmaster
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists() or os.environ.get("TEST_DATABASE_URL") is not None,

@@ -22,7 +22,8 @@ from callmemory import environment
 from callmemory.environment import default
 from chat import ChatConfig, ConversationModel
 from infra import database, tracing
-from infra.database import EmbeddedStartFailed, create_pool, database_url
+from infra.database import create_pool, database_url
+from infra.embedded import EmbeddedStartFailed
 from infra.logs import configure_logging
 from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations
@@ -32,6 +33,7 @@ from memory.documents import Documents
 from memory.store import MemoryStore, offer_code_bindings
 from worker.catalog import Catalog, default_catalog
 from worker.dispatcher import Dispatcher
+from worker.document_recovery import recovery_running
 from worker.http import (
     headers,
     openapi,
@@ -109,6 +111,16 @@ def _retention_context(
     return running
 
 
+def _recovery_context(
+    stale_seconds: float,
+) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def running(app: web.Application) -> AsyncIterator[None]:
+        async with recovery_running(app[routes_documents.DOCUMENTS], stale_seconds):
+            yield
+
+    return running
+
+
 async def _close_memory(app: web.Application) -> None:
     await app[routes_chat.CHAT_MODEL].aclose()
     await app[routes_documents.DOCUMENTS].aclose(grace_seconds=DOCUMENTS_DRAIN_SECONDS)
@@ -126,6 +138,7 @@ def create_app(
     database_deadline_seconds: float = default("WEB_DATABASE_DEADLINE_SECONDS"),
     limits: ServerLimits | None = None,
     retention: RetentionConfig | None = None,
+    recover_documents_after: float | None = None,
 ) -> web.Application:
     """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit,
     `chat` the conversation model of the chat wire."""
@@ -151,6 +164,8 @@ def create_app(
     app.on_startup.append(_offer_identity_keys)
     if retention is not None:  # the ops log's retention task, stopped before the pool closes
         app.cleanup_ctx.append(_retention_context(pool, retention))
+    if recover_documents_after is not None:  # ingests a stopped process left pending
+        app.cleanup_ctx.append(_recovery_context(recover_documents_after))
     headers.install(app)
     app.on_cleanup.append(_close_memory)  # before the pool closes (registered later)
     return app
@@ -170,6 +185,7 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         database_deadline_seconds=config.database_deadline_seconds,
         limits=config.limits,
         retention=RetentionConfig(config.ops_retention_days),
+        recover_documents_after=config.documents_recover_after_seconds,
     )
 
     async def close_pool(_: web.Application) -> None:
