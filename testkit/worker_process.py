@@ -10,7 +10,8 @@ The worker is `testkit.process_worker` (`worker.agent`'s main with a scripted ca
 livekit's CLI, `start` or `dev`; its one call runs in a job process that livekit's forkserver
 starts. `hold=True` keeps the caller on the line: `job_pid()` finds the job process (from the
 `pid` livekit puts on every record a job process forwards) and `kill_job()` kills it;
-`kill_worker()` kills the whole worker at once.
+`kill_worker()` kills the whole worker at once. `burst_worker(env, cwd=...)` runs
+`testkit.burst_worker` instead: many calls at once, launched by `await worker.burst(tag, n)`.
 Leaving the block stops the worker like an orchestrator does (SIGTERM, then a drain); what is
 still running after `stop_within` seconds, forkserver and job processes included, is killed.
 """
@@ -22,6 +23,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -35,6 +37,38 @@ Record = dict[str, Any]
 
 ROOT = Path(__file__).resolve().parents[1]
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+FOREIGN = ("LIVEKIT_", "OPENAI_", "VOICE_", "WEB_", "CALL_", "STACKBONE_", "MEMORY_", "OTEL_")
+FOREIGN_NAMES = {"DATABASE_URL", "LOG_FORMAT", "PROMETHEUS_MULTIPROC_DIR", "WORKER_AGENT"}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def worker_environment(database_url: str, model_url: str) -> dict[str, str]:
+    """A worker's whole environment: this database and model provider, no LiveKit server (the
+    URL is a closed local port), nothing inherited that configures the service."""
+    base = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(FOREIGN) and name not in FOREIGN_NAMES
+    }
+    return {
+        **base,
+        "DATABASE_URL": database_url,
+        "LIVEKIT_URL": f"ws://127.0.0.1:{free_port()}",
+        "LIVEKIT_API_KEY": "test-livekit-key",
+        "LIVEKIT_API_SECRET": "test-livekit-secret-0123456789abcdef0123",
+        "OPENAI_API_KEY": "voice-key-unused-by-fakes",
+        "STACKBONE_MEMORY_BASE_URL": model_url,
+        "STACKBONE_MEMORY_API_KEY": "test-key",
+        "STACKBONE_MEMORY_TIMEOUT_SECONDS": "4",
+        "CALL_SAVE_TIMEOUT_SECONDS": "6",
+    }
 
 
 @dataclass
@@ -100,6 +134,12 @@ class WorkerProcess:
         with suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
+    async def burst(self, tag: str, count: int) -> None:
+        """`burst_worker` only: launch `count` calls at once, rooms `tag-0`... (stdin)."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"burst {tag} {count}\n".encode())
+        await self.process.stdin.drain()
+
     def tail(self, lines: int = 40) -> str:
         return "\n".join(self.output[-lines:])
 
@@ -123,13 +163,40 @@ async def worker_process(
     args = ["-m", "testkit.process_worker", "--room", room, "--job", job_id]
     args += [f"--say={line}" for line in says]
     args += ["--stuck-shutdown"] if stuck_shutdown else []
+    args += ["--hold"] if hold else []
+    async with _spawned([*args, mode], env, cwd, stop_within, room=room, job_id=job_id) as worker:
+        yield worker
+
+
+@asynccontextmanager
+async def burst_worker(
+    env: Mapping[str, str], *, cwd: Path, stop_within: float = 60.0
+) -> AsyncIterator[WorkerProcess]:
+    """`python -m testkit.burst_worker start`: `await worker.burst(tag, count)` launches
+    `count` scripted calls at once (`testkit.burst_worker`); ready once its warm processes are."""
+    args = ["-m", "testkit.burst_worker", "start"]
+    async with _spawned(args, env, cwd, stop_within, stdin=True) as worker:
+        await worker.wait_for_event("testkit.burst_worker_ready", within=120)
+        yield worker
+
+
+@asynccontextmanager
+async def _spawned(
+    args: list[str],
+    env: Mapping[str, str],
+    cwd: Path,
+    stop_within: float,
+    *,
+    room: str = "",
+    job_id: str = "",
+    stdin: bool = False,
+) -> AsyncIterator[WorkerProcess]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         *args,
-        *(["--hold"] if hold else []),
-        mode,
         env={**env, "PYTHONPATH": str(ROOT)},
         cwd=cwd,
+        stdin=asyncio.subprocess.PIPE if stdin else None,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,  # its own process group: forkserver and job processes too
