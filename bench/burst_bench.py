@@ -5,7 +5,9 @@ executor, real job processes from its forkserver, its process pool as in product
 calls at once, for each round-trip delay to Postgres (a `testkit.delay_proxy.DelayProxy`
 between every process of the worker and the database), read on and read off interleaved, in
 one run. Each call greets a different caller who has facts (one holds `RECALLED_MARK`); the
-greeting "carries memory" when the model's context for it held that mark. Saving is off.
+greeting "carries memory" when the model's context for it held that mark. Every call of a burst
+stays on the line until the last one is greeted (as calls of a few minutes would), then all
+hang up. Saving is off.
 
 Per burst it prints: the share of greetings that carried memory (read on; by construction
 within `CALL_RECALL_BUDGET_SECONDS`, the greeting never waits longer), dispatch -> first
@@ -124,16 +126,21 @@ def tagged(worker: WorkerProcess, tag: str, message: str) -> list[dict[str, obje
 
 
 async def run_burst(
-    worker: WorkerProcess, proxy: DelayProxy, direct: tuple[str, str], tag: str, calls: int
+    worker: WorkerProcess, direct: tuple[str, str], tag: str, calls: int
 ) -> tuple[float, list[dict[str, object]], int]:
-    """Launch, wait for every greeting, then for every job's end; returns the dispatch
-    time, the greetings and the peak of connections."""
+    """Launch, wait for every greeting, hang up every call, wait for every job's end; returns
+    the dispatch time, the greetings and the peak of connections."""
     async with peak_connections(*direct) as peak:
         await worker.burst(tag, calls)
         await worker.wait_for(
             lambda: len(tagged(worker, tag, ON_THE_LINE)) == calls, GREETED_WITHIN
         )
-        await worker.wait_for(lambda: len(tagged(worker, tag, JOB_ENDED)) == calls, 120)
+        worker.hang_up(tag)
+        try:  # the next burst starts on a quiet worker
+            await worker.wait_for(lambda: len(tagged(worker, tag, JOB_ENDED)) == calls, 90)
+        except TimeoutError:
+            ended = len(tagged(worker, tag, JOB_ENDED))
+            print(f"({tag}: {calls - ended} of {calls} jobs did not report their end)")
     [dispatched] = [
         r for r in worker.records() if r.get("message") == BURST_DISPATCHED and r["tag"] == tag
     ]
@@ -154,7 +161,7 @@ async def measure(
     proxy.rtt_ms = rtt
     tag = f"b{calls}r{int(rtt)}{'on' if read else 'off'}{time.monotonic_ns() % 10**6}"
     load = os.getloadavg()[0]
-    at, greetings, peak = await run_burst(worker, proxy, direct, tag, calls)
+    at, greetings, peak = await run_burst(worker, direct, tag, calls)
     frames = [float(str(g["first_frame_at"])) for g in greetings]
     late = Counter(str(r["reason"]) for r in tagged(worker, tag, MISSED))
     return Burst(
@@ -175,6 +182,8 @@ async def measure(
 
 
 def pct(samples: list[float], p: int) -> float:
+    if len(samples) < 2:
+        return samples[0]
     return statistics.quantiles(samples, n=100, method="inclusive")[p - 1]
 
 
@@ -222,13 +231,17 @@ async def run_bursts(
     await proxy.start()
     env = worker_environment(proxy.url_for(database), f"http://127.0.0.1:{free_port()}")
     bursts: list[Burst] = []
+    cwd = Path(tempfile.mkdtemp(prefix="burst-"))
     try:
-        async with burst_worker(env, cwd=Path(tempfile.mkdtemp(prefix="burst-"))) as worker:
-            if warm_up:  # the forkserver's first process, not measured
-                await measure(worker, proxy, pool, (url, database), (2, 0, True))
-            for shape in plan:
-                bursts.append(await measure(worker, proxy, pool, (url, database), shape))
-                report(bursts[-1])
+        async with burst_worker(env, cwd=cwd) as worker:
+            try:
+                if warm_up:  # the forkserver's first process, not measured
+                    await measure(worker, proxy, pool, (url, database), (2, 0, True))
+                for shape in plan:
+                    bursts.append(await measure(worker, proxy, pool, (url, database), shape))
+                    report(bursts[-1])
+            finally:  # for a look afterwards: every job's events
+                (cwd / "worker.log").write_text("\n".join(worker.output))
     finally:
         await proxy.stop()
         await pool.close()
@@ -245,7 +258,7 @@ async def main(sizes: list[int], rtts: list[float], facts: int) -> None:
     await run_bursts(
         url, shapes(sizes, rtts), facts=facts, report=lambda b: print(row(b), flush=True)
     )
-    print(f"load average at end: {os.getloadavg()[0]:.1f}")
+    print(f"load average at end: {os.getloadavg()[0]:.1f}; the worker's output: burst-*/worker.log")
 
 
 def numbers(text: str) -> list[float]:

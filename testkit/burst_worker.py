@@ -1,6 +1,6 @@
 """The worker with real job processes, launching bursts of scripted calls when told to.
 
-    python -m testkit.burst_worker start      (then, on its stdin: `burst TAG COUNT`)
+    python -m testkit.burst_worker --hang-up-dir DIR start    (then, on stdin: `burst TAG COUNT`)
 
 It is `testkit.process_worker` (so `python -m worker.agent start`'s main process, server and
 logging) with livekit's own process pool left as in production (`num_idle_processes` at its
@@ -8,11 +8,13 @@ default, warm processes ready before the first call); each stdin line `burst TAG
 COUNT fake jobs at once (rooms `TAG-0` ... `TAG-{COUNT-1}`) on livekit's PROCESS executor, as
 LiveKit's dispatch would, and logs `BURST_DISPATCHED` with the moment it did. Each job plays
 `testkit.scripted_call.ScriptedCall` with a caller numbered after its room (`numbered_caller`):
-greeting, hang-up 0.3 s later, the room closed.
+greeting, then the caller stays on the line until a file named TAG appears in DIR (so a burst's
+calls are all live at once, as long calls would be), hangs up 0.3 s later, the room closes.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import threading
@@ -57,7 +59,11 @@ def read_commands(server: AgentServer, loop: asyncio.AbstractEventLoop) -> None:
 
 
 def main() -> None:
-    server = prepared_server(sys.argv[1:], sessions=ScriptedCall(numbered=True))
+    parser = argparse.ArgumentParser(prog="testkit.burst_worker")
+    parser.add_argument("--hang-up-dir", required=True)
+    ours, livekit_args = parser.parse_known_args()
+    script = ScriptedCall(numbered=True, hang_up_when=ours.hang_up_dir)
+    server = prepared_server(livekit_args, sessions=script)
     # no LiveKit server: keep retrying the registration for as long as the benchmark runs
     server.update_options(job_executor_type=JobExecutorType.PROCESS, max_retry=1_000_000)
     server._port = 0  # livekit's health endpoint on a free port (`start` would take 8081)
@@ -68,6 +74,7 @@ def main() -> None:
         log.info(READY)
 
     server.once("worker_started", started)
+    sys.argv = [sys.argv[0], *livekit_args]
     cli.run_app(server)
 
 

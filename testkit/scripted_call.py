@@ -13,6 +13,8 @@ a real AgentSession on fake models and audio I/O, and plays the caller's part:
 - the caller hangs up `hang_up_after` seconds later and, `room_closes_after` seconds after
   that, the room closes: the job ends with reason "room disconnected", as it does when LiveKit
   closes an empty room;
+- with `hang_up_when` (a directory), the caller of room `<tag>-<i>` hangs up once a file named
+  `<tag>` is in it (a burst's calls stay on the line together until the benchmark ends them);
 - or, with `hang_up_after=None`, the caller stays on the line until the worker stops or the
   job process is killed.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -61,6 +64,7 @@ class ScriptedCall:
     says: tuple[str, ...] = ()
     stuck_shutdown: bool = False
     numbered: bool = False  # the caller's number from the room's name (`numbered_caller`)
+    hang_up_when: str | None = None  # a directory: hang up once the room's tag is a file in it
 
     def __call__(self, *_: Any) -> AgentSession[Any]:
         started_at = time.monotonic()
@@ -106,6 +110,10 @@ class ScriptedCall:
             await session.generate_reply(user_input=line).wait_for_playout()
         if self.says:
             log.info(CALLER_SPOKE)
+        if self.hang_up_when is not None:
+            signal = Path(self.hang_up_when) / ctx.job.room.name.rsplit("-", 1)[0]
+            while not signal.exists():  # noqa: ASYNC110 (another process writes it)
+                await asyncio.sleep(0.1)
         if self.hang_up_after is None:
             return
         await asyncio.sleep(self.hang_up_after)

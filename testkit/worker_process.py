@@ -78,6 +78,7 @@ class WorkerProcess:
     process: asyncio.subprocess.Process
     room: str
     job_id: str
+    cwd: Path
     output: list[str] = field(default_factory=list)
 
     def records(self) -> list[Record]:
@@ -140,6 +141,10 @@ class WorkerProcess:
         self.process.stdin.write(f"burst {tag} {count}\n".encode())
         await self.process.stdin.drain()
 
+    def hang_up(self, tag: str) -> None:
+        """`burst_worker` only: every caller of burst `tag` hangs up."""
+        (self.cwd / tag).touch()
+
     def tail(self, lines: int = 40) -> str:
         return "\n".join(self.output[-lines:])
 
@@ -173,8 +178,9 @@ async def burst_worker(
     env: Mapping[str, str], *, cwd: Path, stop_within: float = 60.0
 ) -> AsyncIterator[WorkerProcess]:
     """`python -m testkit.burst_worker start`: `await worker.burst(tag, count)` launches
-    `count` scripted calls at once (`testkit.burst_worker`); ready once its warm processes are."""
-    args = ["-m", "testkit.burst_worker", "start"]
+    `count` scripted calls at once (`testkit.burst_worker`), `worker.hang_up(tag)` ends them;
+    ready once its warm processes are."""
+    args = ["-m", "testkit.burst_worker", f"--hang-up-dir={cwd}", "start"]
     async with _spawned(args, env, cwd, stop_within, stdin=True) as worker:
         await worker.wait_for_event("testkit.burst_worker_ready", within=120)
         yield worker
@@ -201,7 +207,7 @@ async def _spawned(
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,  # its own process group: forkserver and job processes too
     )
-    worker = WorkerProcess(process, room, job_id)
+    worker = WorkerProcess(process, room, job_id, cwd)
     reading = asyncio.create_task(_read(process, worker.output))
     try:
         yield worker
