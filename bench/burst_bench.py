@@ -48,6 +48,7 @@ from testkit.worker_process import WorkerProcess, burst_worker, free_port, worke
 
 S = "stackbone_platform"
 SAMPLE_SECONDS = 0.02
+POLL = 0.25  # how often the worker's output is looked at: the proxy shares this loop
 GREETED_WITHIN = 180.0
 MISSED = "call.memory_not_recalled"
 JOB_ENDED = "process exiting"  # livekit's, in the main process, once a job's process exits
@@ -133,11 +134,11 @@ async def run_burst(
     async with peak_connections(*direct) as peak:
         await worker.burst(tag, calls)
         await worker.wait_for(
-            lambda: len(tagged(worker, tag, ON_THE_LINE)) == calls, GREETED_WITHIN
+            lambda: len(tagged(worker, tag, ON_THE_LINE)) == calls, GREETED_WITHIN, POLL
         )
         worker.hang_up(tag)
         try:  # the next burst starts on a quiet worker
-            await worker.wait_for(lambda: len(tagged(worker, tag, JOB_ENDED)) == calls, 90)
+            await worker.wait_for(lambda: len(tagged(worker, tag, JOB_ENDED)) == calls, 90, POLL)
         except TimeoutError:
             ended = len(tagged(worker, tag, JOB_ENDED))
             print(f"({tag}: {calls - ended} of {calls} jobs did not report their end)")

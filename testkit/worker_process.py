@@ -80,16 +80,19 @@ class WorkerProcess:
     job_id: str
     cwd: Path
     output: list[str] = field(default_factory=list)
+    _parsed: list[Record] = field(default_factory=list, repr=False)
+    _lines_parsed: int = 0
 
     def records(self) -> list[Record]:
-        """Every output line that is a JSON object, in order."""
-        found = []
-        for line in self.output:
+        """Every output line that is a JSON object, in order (each line is parsed once: a
+        benchmark polls this while thousands of lines come in)."""
+        new, self._lines_parsed = self.output[self._lines_parsed :], len(self.output)
+        for line in new:
             with suppress(ValueError):
                 value = json.loads(line)
                 if isinstance(value, dict):
-                    found.append(value)
-        return found
+                    self._parsed.append(value)
+        return list(self._parsed)
 
     def job_records(self) -> list[Record]:
         """The JSON records the job process forwarded (they carry its job id)."""
@@ -100,14 +103,16 @@ class WorkerProcess:
         plain = (_ANSI.sub("", line) for line in self.output)
         return [line for line in plain if text in line]
 
-    async def wait_for(self, predicate: Callable[[], bool], within: float) -> None:
+    async def wait_for(
+        self, predicate: Callable[[], bool], within: float, every: float = 0.05
+    ) -> None:
         deadline = time.monotonic() + within
         while not predicate():
             if self.process.returncode is not None:
                 raise AssertionError(f"worker exited ({self.process.returncode}):\n{self.tail()}")
             if time.monotonic() > deadline:
                 raise TimeoutError(f"not seen within {within} s:\n{self.tail()}")
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(every)
 
     async def wait_for_event(self, event: str, within: float = 60.0) -> None:
         """Until a line of the output names `event` (JSON or console)."""
