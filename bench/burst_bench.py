@@ -14,7 +14,8 @@ within `CALL_RECALL_BUDGET_SECONDS`, the greeting never waits longer), dispatch 
 greeting audio frame (p50, p95), the peak of the database's client connections
 (`pg_stat_activity`, sampled every 20 ms over a direct connection), the round trips clients
 began between the dispatch and the last greeting (per call), the late step of each call whose
-greeting missed memory (`call.memory_not_recalled`'s reason), and the load average.
+greeting missed memory (`call.memory_not_recalled`'s reason), the load average and the share of the
+machine's CPU busy from the dispatch to the last greeting (`/proc/stat`).
 
 Usage: python -m bench.burst_bench [--calls 25,50] [--rtt 0,5,20] [--facts 20]
 """
@@ -66,6 +67,7 @@ class Burst:
     turns_per_call: float
     late: Counter[str]
     load: float
+    cpu_busy: float  # the machine's cores, share busy from the dispatch to the last greeting
 
 
 async def seed_people(pool: asyncpg.Pool, people: int, facts: int) -> None:
@@ -117,6 +119,18 @@ async def peak_connections(url: str, database: str) -> AsyncIterator[list[int]]:
         await conn.close()
 
 
+def cpu_times() -> tuple[int, int]:
+    """The machine's busy and total CPU time so far (`/proc/stat`, Linux), in ticks."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_since(start: tuple[int, int]) -> float:
+    busy, total = cpu_times()
+    return (busy - start[0]) / max(1, total - start[1])
+
+
 def tagged(worker: WorkerProcess, tag: str, message: str) -> list[dict[str, object]]:
     prefix = f"{tag}-job-"
     return [
@@ -128,14 +142,17 @@ def tagged(worker: WorkerProcess, tag: str, message: str) -> list[dict[str, obje
 
 async def run_burst(
     worker: WorkerProcess, direct: tuple[str, str], tag: str, calls: int
-) -> tuple[float, list[dict[str, object]], int]:
+) -> tuple[float, list[dict[str, object]], int, float]:
     """Launch, wait for every greeting, hang up every call, wait for every job's end; returns
-    the dispatch time, the greetings and the peak of connections."""
+    the dispatch time, the greetings, the peak of connections and the share of CPU busy until
+    the last greeting."""
     async with peak_connections(*direct) as peak:
+        start = cpu_times()
         await worker.burst(tag, calls)
         await worker.wait_for(
             lambda: len(tagged(worker, tag, ON_THE_LINE)) == calls, GREETED_WITHIN, POLL
         )
+        busy = busy_since(start)
         worker.hang_up(tag)
         try:  # the next burst starts on a quiet worker
             await worker.wait_for(lambda: len(tagged(worker, tag, JOB_ENDED)) == calls, 90, POLL)
@@ -145,7 +162,7 @@ async def run_burst(
     [dispatched] = [
         r for r in worker.records() if r.get("message") == BURST_DISPATCHED and r["tag"] == tag
     ]
-    return float(dispatched["at"]), tagged(worker, tag, ON_THE_LINE), peak[0]
+    return float(dispatched["at"]), tagged(worker, tag, ON_THE_LINE), peak[0], busy
 
 
 async def measure(
@@ -162,7 +179,7 @@ async def measure(
     proxy.rtt_ms = rtt
     tag = f"b{calls}r{int(rtt)}{'on' if read else 'off'}{time.monotonic_ns() % 10**6}"
     load = os.getloadavg()[0]
-    at, greetings, peak = await run_burst(worker, direct, tag, calls)
+    at, greetings, peak, busy = await run_burst(worker, direct, tag, calls)
     frames = [float(str(g["first_frame_at"])) for g in greetings]
     late = Counter(str(r["reason"]) for r in tagged(worker, tag, MISSED))
     return Burst(
@@ -179,6 +196,7 @@ async def measure(
         turns_per_call=proxy.turns_between(at, max(frames)) / calls,
         late=late,
         load=load,
+        cpu_busy=busy,
     )
 
 
@@ -191,8 +209,8 @@ def pct(samples: list[float], p: int) -> float:
 HEADER = (
     "| calls | RTT ms | read | greeting with memory | dispatch -> greeting p50 ms | p95 ms"
     " | job start -> greeting p50 ms | p95 ms | peak PG connections"
-    " | round trips per call before greetings | late step (memory missed) | load avg |"
-    "\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|"
+    " | round trips per call before greetings | late step (memory missed) | load avg"
+    " | CPU busy |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
 )
 
 
@@ -203,7 +221,8 @@ def row(b: Burst) -> str:
         f"| {b.calls} | {b.rtt_ms:g} | {'on' if b.read else 'off'} | {share}"
         f" | {pct(b.greeting_ms, 50):.0f} | {pct(b.greeting_ms, 95):.0f}"
         f" | {pct(b.in_job_ms, 50):.0f} | {pct(b.in_job_ms, 95):.0f}"
-        f" | {b.peak_connections} | {b.turns_per_call:.1f} | {late} | {b.load:.1f} |"
+        f" | {b.peak_connections} | {b.turns_per_call:.1f} | {late} | {b.load:.1f}"
+        f" | {100 * b.cpu_busy:.0f} % |"
     )
 
 
