@@ -53,3 +53,4 @@ bench: setup
 	$(BIN)/python -m bench.documents_bench
 	$(BIN)/python -m bench.documents_ranking_bench
 	$(BIN)/python -m bench.ops_retention_bench
+	$(BIN)/python -m bench.burst_bench

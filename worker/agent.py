@@ -35,6 +35,11 @@ from worker.startup import needs_preparation, prepare_main_process, served_agent
 from worker.sweeping import SweeperTask, hold_sweeper, sweep_config
 
 SAVE_TIMEOUT_FOR_HELP = 40.0  # help and download-files serve no call
+PRELOAD_MODULES = ("worker.agent",)
+"""Imported once in livekit's forkserver, so every job process starts with our modules loaded
+(copy-on-write) instead of importing them itself when its job arrives: about 1 s of CPU per
+job process on the development machine, which a burst of calls pays on every process it
+starts (docs/performance.md, "A burst of calls")."""
 
 SessionFactory = Callable[[VoiceModels], AgentSession[Any]]
 """Builds the call's session from the configured models (`worker.session.build_session`).
@@ -82,6 +87,7 @@ def build_server(
         prometheus_port=metrics_port,
         prometheus_multiproc_dir=metrics_dir,
         setup_fnc=prepare_job_process,
+        preload_modules=list(PRELOAD_MODULES),
     )
     server.rtc_session(functools.partial(entrypoint, sessions=sessions), agent_name=agent_name)
     return server
