@@ -11,12 +11,14 @@ from chat.config import ChatConfig
 from chat.identity import CUSTOMER_ID, SessionKind, select_customer, session_id, session_scope
 from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel
 from chat.sessions import (
+    MAX_LIST,
     SessionAddress,
     SessionBusy,
     SessionNotFound,
     SessionRow,
     TurnRecord,
     TurnRow,
+    check_session_id,
     claim,
     delete_session,
     list_sessions,
@@ -41,6 +43,7 @@ from chat.turn import TurnInput, TurnResult, run_turn
 
 __all__ = [
     "CUSTOMER_ID",
+    "MAX_LIST",
     "MEMORY_READ",
     "MEMORY_SAVE",
     "RESERVED",
@@ -64,6 +67,7 @@ __all__ = [
     "attribute_identities",
     "bind_turn",
     "check_reserved",
+    "check_session_id",
     "claim",
     "delete_session",
     "list_sessions",

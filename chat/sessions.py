@@ -63,6 +63,13 @@ class SessionNotFound(LookupError):
         super().__init__(self.message)
 
 
+def check_session_id(value: str) -> str:
+    """A session id as the operator routes hand it out (32 hex digits), else `SessionNotFound`."""
+    if len(value) != 32 or not all(c in "0123456789abcdef" for c in value):
+        raise SessionNotFound()
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class SessionAddress:
     id: str
