@@ -21,6 +21,22 @@ MAX_ENTRIES: Final = 32
 MAX_NAME_CHARS: Final = 100
 MAX_VALUE_CHARS: Final = 500
 CUSTOMER_ID: Final = "customerId"
+ESCAPED_CHARACTER_BYTES: Final = 12
+"""The most one character takes in an ASCII JSON string: one beyond the BMP, as two `\\u`
+escapes (`\\ud83d\\ude00`)."""
+
+
+def _encoded(chars: int) -> int:
+    return 2 + chars * ESCAPED_CHARACTER_BYTES  # the quotes and every character escaped
+
+
+MAX_HEADER_BYTES: Final = (
+    len("{}")
+    + MAX_ENTRIES * (_encoded(MAX_NAME_CHARS) + len(": ") + _encoded(MAX_VALUE_CHARS))
+    + len(", ") * (MAX_ENTRIES - 1)
+)
+"""The largest valid identities header: 32 names of 100 and values of 500 characters, each
+character escaped, with JSON's usual `": "` and `", "` separators (`json.dumps`)."""
 # Postgres text cannot hold NUL, and a lone surrogate (legal in a JSON escape) has no UTF-8 form
 _NO_BAD_CHARACTERS = FORBIDDEN_RULE
 

@@ -4,6 +4,7 @@ participant's attributes with them too, below `callmemory`); re-exported for the
 from chat.identities import (
     CUSTOMER_ID,
     MAX_ENTRIES,
+    MAX_HEADER_BYTES,
     MAX_NAME_CHARS,
     MAX_VALUE_CHARS,
     IdentitiesRule,
@@ -16,6 +17,7 @@ from chat.identities import (
 __all__ = [
     "CUSTOMER_ID",
     "MAX_ENTRIES",
+    "MAX_HEADER_BYTES",
     "MAX_NAME_CHARS",
     "MAX_VALUE_CHARS",
     "IdentitiesRule",
