@@ -102,11 +102,15 @@ class MockRoom:
 
     def send_text(self, who: rtc.RemoteParticipant, text: str, topic: str = "lk.chat") -> None:
         """`who` writes `text` on `topic`: the registered text stream handler gets it."""
-        calls = self.room.register_text_stream_handler.call_args_list
-        handlers = [c.args[1] for c in calls if c.args and c.args[0] == topic]
+        handlers = self.text_handlers(topic)
         assert handlers, f"no text stream handler for {topic}"
         reader = TextReader(text, topic)
         self.call_in_job(lambda: handlers[-1](reader, who.identity))
+
+    def text_handlers(self, topic: str = "lk.chat") -> list[Callable[..., Any]]:
+        """Handlers registered with `register_text_stream_handler(topic, handler)`, in order."""
+        calls = self.room.register_text_stream_handler.call_args_list
+        return [c.args[1] for c in calls if len(c.args) >= 2 and c.args[0] == topic]
 
     def call_in_job(self, fn: Callable[[], Any]) -> None:
         assert self.loop is not None, "the job has not built its session yet"

@@ -20,6 +20,7 @@ from livekit.agents import Agent, AgentServer, AgentSession, JobContext, llm
 from livekit.agents.voice.room_io import RoomOptions
 
 from callmemory import CallerMemory, ReservedToolName, TextMemory
+from examples import web_chat
 from memory.api import Memory
 from memory.settings import CodeDefaults
 from testkit.fake_devices import wait_until
@@ -80,13 +81,15 @@ async def text_desk(side: TextSide, defaults: CodeDefaults) -> AsyncIterator[Age
         yield running
 
 
-async def turn(room: MockRoom, side: TextSide, who: rtc.RemoteParticipant, text: str) -> None:
-    """`who` writes `text`; wait for its reply (the requests the scripted LLM still holds)."""
+async def turn(
+    room: MockRoom, side: TextSide, who: rtc.RemoteParticipant, text: str, requests: int = 1
+) -> None:
+    """`who` writes `text`; wait for the turn's `requests` model requests (tool calls, reply)."""
     fake = side.llm
     assert fake is not None
     before = len(fake.calls)
     room.send_text(who, text)
-    await wait_until(lambda: len(fake.calls) > before and not fake._replies, within=10)
+    await wait_until(lambda: len(fake.calls) >= before + requests, within=10)
     await asyncio.sleep(0.1)
 
 
@@ -95,10 +98,16 @@ def tool_outputs(request: llm.ChatContext) -> list[str]:
 
 
 async def override(pool: asyncpg.Pool, read: bool | None, save: bool | None) -> None:
+    await override_agent(pool, AGENT, read=read, save=save)
+
+
+async def override_agent(
+    pool: asyncpg.Pool, agent: str, *, read: bool | None, save: bool | None
+) -> None:
     await pool.execute(
         "insert into stackbone_platform.memory_agent_overrides (agent_id, read, save)"
         " values ($1, $2, $3) on conflict (agent_id) do update set read = $2, save = $3",
-        AGENT,
+        agent,
         read,
         save,
     )
@@ -144,7 +153,7 @@ async def test_memory_read_is_bound_to_the_agent_and_customer(
     who = customer()
     room.join(who)
     async with text_desk(side, CodeDefaults(read=True, save=False, identity_key="customerId")):
-        await turn(room, side, who, "Where is my key?")
+        await turn(room, side, who, "Where is my key?", requests=2)
         room.leave(who, rtc.DisconnectReason.CLIENT_INITIATED)
     assert side.llm is not None and len(side.llm.calls) == 2
     (output,) = tool_outputs(side.llm.calls[1].chat_ctx)
@@ -164,7 +173,7 @@ async def test_save_only_saves_for_the_bound_customer_and_shows_nothing_stored(
     who = customer()
     room.join(who)
     async with text_desk(side, CodeDefaults(read=False, save=True, identity_key="customerId")):
-        await turn(room, side, who, "Email me please")
+        await turn(room, side, who, "Email me please", requests=3)
         room.leave(who, rtc.DisconnectReason.CLIENT_INITIATED)
     fake = side.llm
     assert fake is not None and len(fake.calls) == 3
@@ -234,3 +243,25 @@ async def test_an_agent_declaring_a_memory_tool_fails_at_attach(
         await attach(ctx, AgentSession(), agent)
     with pytest.raises(ReservedToolName, match=name):  # on the session, the same
         await attach(ctx, AgentSession(tools=[tool]), Agent(instructions="x"))
+
+
+async def test_the_example_web_chat_keeps_its_own_tool_beside_the_memory_tools(
+    job_env: None, room: MockRoom, pool: asyncpg.Pool
+) -> None:
+    side = TextSide(room, [tool_call("order_status", order="A-17"), "It shipped.", "Bye."])
+    server = AgentServer(shutdown_process_timeout=10)
+    entry = functools.partial(web_chat.entrypoint, sessions=side)
+    server.rtc_session(entry, agent_name="web-chat")
+    who = customer()
+    room.join(who)
+    async with serving(server) as running:
+        await running.simulate_job("chat-room", fake_job=True)
+        await wait_until(lambda: room.text_handlers() != [], within=10)  # the session started
+        await turn(room, side, who, "Where is my order A-17?", requests=2)
+        await override_agent(pool, "web-chat", read=True, save=False)
+        await turn(room, side, who, "Thanks")
+        room.leave(who, rtc.DisconnectReason.CLIENT_INITIATED)
+    assert side.llm is not None
+    assert side.llm.tools[0] == ["order_status", "memory_read", "memory_save"]
+    assert side.llm.tools[2] == ["order_status", "memory_read"]
+    assert tool_outputs(side.llm.calls[1].chat_ctx) == ["Order A-17 left the warehouse yesterday."]
