@@ -38,7 +38,6 @@ from chat import (
     session_scope,
     thread,
 )
-from memory.contract import MemoryFailure
 from memory.settings import CallSettings
 from memory.store import load_call_settings
 from worker.catalog import AgentSpec, UnknownAgent
@@ -147,20 +146,11 @@ async def complete(request: web.Request) -> web.StreamResponse:
             address = None  # released by the record
     finally:
         if address is not None:
-            await _release(request, address.id)
+            await release(pool, address.id)
     if body.stream:
         include_usage = body.stream_options is not None and body.stream_options.include_usage
         return await _stream(request, body.model, result, include_usage)
     return respond(_completion(body.model, result))
-
-
-async def _release(request: web.Request, session_id: str) -> None:
-    """Free a claim the turn did not record, within the database deadline; a database that
-    does not answer leaves it to the lease's end, and the turn's own error stands."""
-    try:
-        await bounded(request, release(request.app[POOL], session_id))
-    except MemoryFailure as failure:
-        log.warning("chat.release_failed", error_code=failure.code)
 
 
 def _dumps(value: Any) -> str:
