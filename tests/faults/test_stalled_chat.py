@@ -31,7 +31,7 @@ DEADLINE = 0.5  # the web process's database deadline
 COMMAND_SECONDS = 1.0  # the pool's command timeout: how long abandoned work may linger
 MEMORY_SECONDS = 0.5  # memory's own database deadline (a tool's recall)
 MODEL_SECONDS = 0.5  # the conversation model's timeout
-SLACK = 0.6  # what a loaded machine may add
+SLACK = 1.0  # what a loaded machine may add (the stall itself lasts until resumed)
 Client = TestClient[web.Request, web.Application]
 HI: list[dict[str, Any]] = [{"role": "user", "content": "Hi"}]
 

@@ -18,7 +18,7 @@ from testkit.mock_room import STANDARD, participant
 from tests.faults.server import FaultServer
 
 COMMAND_SECONDS = 1.0
-SLACK = 0.6
+SLACK = 1.0  # what a loaded machine may add (the stall itself lasts until resumed)
 
 
 async def test_a_text_turn_under_a_stalled_database_runs_without_tools_at_the_deadline(
