@@ -54,3 +54,4 @@ bench: setup
 	$(BIN)/python -m bench.documents_ranking_bench
 	$(BIN)/python -m bench.ops_retention_bench
 	$(BIN)/python -m bench.burst_bench
+	$(BIN)/python -m bench.text_session_bench

@@ -19,7 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from chat import SessionKind
 from memory.contract import InvalidRequest, strict_json
-from worker.identities import InvalidIdentities, check_identities, merge_customer_id
+from worker.identities import (
+    MAX_HEADER_BYTES,
+    InvalidIdentities,
+    check_identities,
+    merge_customer_id,
+)
 
 IDENTITIES_HEADER: Final = "x-stackbone-identities"
 SESSION_HEADER: Final = "x-stackbone-session"
@@ -95,6 +100,8 @@ def identities_of(request: web.Request, user: object) -> dict[str, str]:
     parsed: object = None
     if raw:
         text = raw[0]
+        if len(text) > MAX_HEADER_BYTES:
+            raise _header_problem(IDENTITIES_HEADER, f"must be at most {MAX_HEADER_BYTES} bytes")
         if not text.isascii():
             raise _header_problem(
                 IDENTITIES_HEADER, r"must be ASCII: send other characters as \u escapes"
