@@ -7,7 +7,7 @@ and headers and hand this room plain values.
 
 from chat.config import ChatConfig
 from chat.identity import CUSTOMER_ID, SessionKind, select_customer, session_id, session_scope
-from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel
+from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay
 from chat.sessions import (
     SessionAddress,
     SessionBusy,
@@ -46,6 +46,7 @@ __all__ = [
     "ChatModelFailed",
     "ChatModelTimeout",
     "ConversationModel",
+    "Relay",
     "ReservedToolName",
     "SessionAddress",
     "SessionBusy",

@@ -1,5 +1,10 @@
 """The conversation model of a text turn: one Chat Completions request per step.
 
+A streamed step (`stream_step`) requests the model with `stream: true` and hands each text delta
+to the caller's relay as it arrives; tool-call deltas are joined into whole calls. When the
+relay fails (the client went away) the model's stream is closed at once, which ends the model
+request, and the relay's error propagates unchanged.
+
 The official `openai` client talks to any OpenAI-compatible endpoint; it never retries (a turn
 that half-ran a tool must not be replayed by a client library) and each request has the
 configured timeout. Failures become `ChatModelFailed` or `ChatModelTimeout`, whose messages
@@ -8,9 +13,11 @@ name no model output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import httpx
 import openai
 
 from chat.config import ChatConfig
@@ -48,6 +55,11 @@ class Step:
     tool_calls: tuple[ToolCall, ...]
     prompt_tokens: int
     completion_tokens: int
+    finish_reason: str = "stop"
+
+
+Relay = Callable[[str], Awaitable[None]]
+"""Where a streamed step's text deltas go, in order, as they arrive."""
 
 
 class ConversationModel:
@@ -85,6 +97,38 @@ class ConversationModel:
             raise ChatModelFailed(f"the conversation model failed ({type(exc).__name__})") from None
         return _step(completion)
 
+    async def stream_step(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        relay: Relay,
+        **options: Any,
+    ) -> Step:
+        extra: dict[str, Any] = dict(options)
+        if tools:
+            extra["tools"] = tools
+        joined = _Joined()
+        try:
+            stream = await self._openai().chat.completions.create(  # type: ignore[call-overload]
+                model=self._config.model,
+                messages=messages,
+                stream=True,
+                stream_options={"include_usage": True},
+                **extra,
+            )
+            async with stream:  # leaving it closes the model's response: its request ends
+                async for chunk in stream:
+                    text = joined.add(chunk)
+                    if text:
+                        await relay(text)
+        except (openai.APITimeoutError, httpx.TimeoutException):
+            raise ChatModelTimeout("the conversation model did not answer in time") from None
+        except openai.APIStatusError as exc:
+            raise ChatModelFailed(f"the conversation model answered {exc.status_code}") from None
+        except (openai.APIError, httpx.HTTPError) as exc:
+            raise ChatModelFailed(f"the conversation model failed ({type(exc).__name__})") from None
+        return joined.step()
+
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
@@ -105,4 +149,57 @@ def _step(completion: Any) -> Step:
         tool_calls=calls,
         prompt_tokens=0 if usage is None else usage.prompt_tokens,
         completion_tokens=0 if usage is None else usage.completion_tokens,
+        finish_reason=completion.choices[0].finish_reason or "stop",
     )
+
+
+@dataclass
+class _Call:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Joined:
+    """A streamed answer put back together: its text, its tool calls by index, its usage."""
+
+    text: list[str] = field(default_factory=list)
+    calls: dict[int, _Call] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str = "stop"
+
+    def add(self, chunk: Any) -> str:
+        """Take one chunk in; its text delta, if any."""
+        if chunk.usage is not None:
+            self.prompt_tokens = chunk.usage.prompt_tokens
+            self.completion_tokens = chunk.usage.completion_tokens
+        if not chunk.choices:
+            return ""
+        choice = chunk.choices[0]
+        if choice.finish_reason:
+            self.finish_reason = choice.finish_reason
+        for part in choice.delta.tool_calls or ():
+            call = self.calls.setdefault(part.index, _Call())
+            call.id = part.id or call.id
+            if part.function is not None:
+                call.name = part.function.name or call.name
+                call.arguments.append(part.function.arguments or "")
+        text: str = choice.delta.content or ""
+        self.text.append(text)
+        return text
+
+    def step(self) -> Step:
+        calls = tuple(
+            ToolCall(c.id, c.name, "".join(c.arguments))
+            for _, c in sorted(self.calls.items())
+            if c.name
+        )
+        return Step(
+            "".join(self.text) or None,
+            calls,
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.finish_reason,
+        )

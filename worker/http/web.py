@@ -33,6 +33,7 @@ from memory.store import MemoryStore, offer_code_bindings
 from worker.catalog import Catalog, default_catalog
 from worker.dispatcher import Dispatcher
 from worker.http import (
+    chat_turns,
     headers,
     openapi,
     routes_activity,
@@ -106,7 +107,7 @@ def _retention_context(
 
 
 async def _close_memory(app: web.Application) -> None:
-    await app[routes_chat.CHAT_MODEL].aclose()
+    await app[chat_turns.CHAT_MODEL].aclose()
     await app[routes_documents.DOCUMENTS].aclose(grace_seconds=DOCUMENTS_DRAIN_SECONDS)
     await app[MEMORY].aclose()
 
@@ -134,8 +135,8 @@ def create_app(
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
     app[routes_documents.DOCUMENTS] = Documents(pool, memory_config)
     app[routes_voice.DISPATCHER] = None if voice is None else Dispatcher(voice)
-    app[routes_chat.CHAT_CONFIG] = chat or ChatConfig()
-    app[routes_chat.CHAT_MODEL] = ConversationModel(app[routes_chat.CHAT_CONFIG])
+    app[chat_turns.CHAT_CONFIG] = chat or ChatConfig()
+    app[chat_turns.CHAT_MODEL] = ConversationModel(app[chat_turns.CHAT_CONFIG])
     app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
     app[openapi.DOCUMENT] = openapi.document((*ROUTES, openapi.ROUTE), PAGES)
     for route in (*ROUTES, openapi.ROUTE):
