@@ -42,6 +42,7 @@ from worker.http import (
     routes_documents,
     routes_extraction,
     routes_health,
+    routes_messages,
     routes_ops,
     routes_page,
     routes_screen,
@@ -80,6 +81,7 @@ ROUTES: tuple[Route, ...] = (
     *routes_voice.ROUTES,
     *routes_ops.ROUTES,
     *routes_chat.ROUTES,
+    *routes_messages.ROUTES,
     *routes_sessions.ROUTES,
     *routes_documents.ROUTES,
 )
