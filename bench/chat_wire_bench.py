@@ -9,7 +9,9 @@ forwards the client's body to the model with a bare aiohttp client and returns t
 answer unread. The wire's legs add the rest: body checks, the agent's settings from Postgres,
 the session claim and thread (a session turn), the model client, and the answer's shape. One
 run prints each leg's median and p99 and its ratio to the echo's, side by side. The model is
-the local model server in the same process (no model time is in either leg).
+the local model server in the same process (no model time is in either leg). A streamed
+answer's deltas come 5 ms apart, as a model writes them, so its out leg is the relay of the
+last delta, the finish and `[DONE]`, not a backlog of deltas that arrived all at once.
 
 Usage: python -m bench.chat_wire_bench [--turns N]   (default 400 turns of each kind)
 Uses BENCH_DATABASE_URL when set, else a throwaway embedded Postgres.
@@ -46,6 +48,7 @@ from worker.http.web import create_app
 KEY = "bench-chat-key-0123456789abcdef"
 HI = [{"role": "user", "content": "What are your opening hours on Monday?"}]
 ANSWER = "We open at nine on Mondays and close at six."
+STREAM_PACE = 0.005  # seconds between a streamed answer's deltas, as a model writes them
 Legs = tuple[float, float]  # seconds: in, out
 Turn = Callable[[aiohttp.ClientSession, str, int], Awaitable[None]]
 
@@ -112,7 +115,7 @@ async def _one(
 
 async def measure(pool: asyncpg.Pool, turns: int) -> list[str]:
     """The table's rows: each kind of turn `turns` times, interleaved, after a warm-up."""
-    server = ModelServer()
+    server = ModelServer(stream_pace=STREAM_PACE)
     await server.start()
     catalog = Catalog([AgentSpec("support", "support", CodeDefaults(read=False, save=False))])
     app = create_app(
