@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import httpx
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
@@ -41,11 +40,11 @@ def _failures() -> Iterator[None]:
     """The model client's failures as ours; any other error (the relay's) passes unchanged."""
     try:
         yield
-    except (openai.APITimeoutError, httpx.TimeoutException):
+    except openai.APITimeoutError:
         raise ChatModelTimeout("the conversation model did not answer in time") from None
     except openai.APIStatusError as exc:
         raise ChatModelFailed(f"the conversation model answered {exc.status_code}") from None
-    except (openai.APIError, httpx.HTTPError) as exc:
+    except openai.APIError as exc:
         raise ChatModelFailed(f"the conversation model failed ({type(exc).__name__})") from None
 
 

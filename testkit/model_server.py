@@ -33,6 +33,9 @@ class Reply:
     """Close the connection without answering."""
     tool_calls: list[dict[str, Any]] | None = None
     """Chat Completions tool calls (`call_tool` builds them) answered instead of text."""
+    cut_after: int | None = None
+    """Streamed answers: close the connection after this many deltas (a model failing
+    mid-answer)."""
     pace: float = 0.0
     """Streamed answers (`stream: true`): seconds before each delta, so a client can be seen
     receiving the first one before the model finished."""
@@ -150,9 +153,13 @@ class ModelServer:
         ident, pace = f"chatcmpl-{len(self.requests)}", reply.pace or self.stream_pace
         usage = (body.get("stream_options") or {}).get("include_usage")
         try:
-            for delta in _deltas(reply):
+            for sent, delta in enumerate(_deltas(reply)):
                 if pace:
                     await asyncio.sleep(pace)
+                if sent == reply.cut_after:
+                    assert request.transport is not None
+                    request.transport.close()
+                    return response
                 await response.write(_chunk(ident, body, delta))
             await response.write(_chunk(ident, body, {}, reply.finish_reason))
             if usage:

@@ -301,3 +301,19 @@ async def test_the_body_limit_at_and_past_it(client: Client, model_server: Model
     past = await _post(client, at[:-1] + b" }", **_key())
     assert past.status == 413
     assert (await past.json())["error"]["type"] == "request_too_large"
+
+
+async def test_a_model_failing_mid_answer_is_an_error_event(
+    anthropic_client: anthropic.AsyncAnthropic, model_server: ModelServer
+) -> None:
+    model_server.answer_text("one two three four", cut_after=3)
+    seen: list[str] = []
+    with pytest.raises(anthropic.APIStatusError) as caught:
+        async with anthropic_client.messages.stream(
+            model="quiet", max_tokens=5, messages=HI
+        ) as stream:
+            async for text in stream.text_stream:
+                seen.append(text)
+    assert seen == ["one ", "two "]
+    body: Any = caught.value.body
+    assert body["type"] == "error" and body["error"]["code"] == "chat_model_failed"

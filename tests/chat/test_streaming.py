@@ -141,3 +141,28 @@ async def test_a_streamed_session_turn_is_kept_whole(
         {"role": "assistant", "content": "First streamed answer."},
         {"role": "user", "content": "And?"},
     ]
+
+
+async def test_a_model_failing_mid_answer_ends_the_stream_with_an_error(
+    openai_client: openai.AsyncOpenAI, model_server: ModelServer, client: Client
+) -> None:
+    model_server.answer_text("one two three four", cut_after=3)
+    session = {"x-stackbone-session": "s-cut"}
+    stream = await openai_client.chat.completions.create(
+        model="quiet", messages=HI, stream=True, extra_headers=session
+    )
+    seen: list[str] = []
+    try:
+        async for chunk in stream:
+            seen.append(chunk.choices[0].delta.content or "")
+    except openai.APIError as exc:
+        assert "conversation model failed" in exc.message
+    else:
+        raise AssertionError("a cut stream ended as if complete")
+    assert "".join(seen) == "one two "
+    assert await _turns(client, "quiet") == []  # nothing kept; the session is free again
+    model_server.answer_text("Again.")
+    again = await openai_client.chat.completions.create(
+        model="quiet", messages=HI, extra_headers=session
+    )
+    assert again.choices[0].message.content == "Again."
