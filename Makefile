@@ -51,3 +51,4 @@ bench: setup
 	$(BIN)/python -m bench.first_audio_bench
 	$(BIN)/python -m bench.search_bench
 	$(BIN)/python -m bench.documents_bench
+	$(BIN)/python -m bench.chat_wire_bench
