@@ -50,7 +50,7 @@ async def test_a_plain_turn_answers_in_anthropic_shape(
     assert reply.stop_reason == "end_turn"
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (11, 7)
     sent = model_server.requests[-1]
-    assert sent["model"] == CONVERSATION_MODEL and sent["max_tokens"] == 300
+    assert sent["model"] == CONVERSATION_MODEL and sent["max_completion_tokens"] == 300
     assert sent["temperature"] == 0.5
     assert [m["role"] for m in sent["messages"]] == ["system", "system", "user"]
     assert sent["messages"][1:] == [

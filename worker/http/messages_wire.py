@@ -84,7 +84,9 @@ class MessagesBody(BaseModel):
     def options(self) -> dict[str, Any]:
         """What the conversation model is also sent."""
         chosen = {"temperature": self.temperature, "top_p": self.top_p}
-        return {"max_tokens": self.max_tokens} | {k: v for k, v in chosen.items() if v is not None}
+        # OpenAI's current name: its reasoning models refuse the older `max_tokens`
+        limit = {"max_completion_tokens": self.max_tokens}
+        return limit | {k: v for k, v in chosen.items() if v is not None}
 
 
 def stop_reason(result: TurnResult) -> str:
