@@ -12,7 +12,7 @@ from typing import Any
 import openai
 
 from testkit.model_server import ModelServer
-from tests.chat.conftest import Client, admin, chat_headers
+from tests.chat.conftest import Client, MakeClient, admin, chat_headers
 
 USER = "crm/person_7"
 PACE = 0.15  # seconds before each streamed delta of the model server
@@ -166,3 +166,14 @@ async def test_a_model_failing_mid_answer_ends_the_stream_with_an_error(
         model="quiet", messages=HI, extra_headers=session
     )
     assert again.choices[0].message.content == "Again."
+
+
+async def test_a_stalled_streaming_model_is_a_504_within_the_timeout(
+    make_client: MakeClient, model_server: ModelServer
+) -> None:
+    client = await make_client(timeout_seconds=0.3)
+    model_server.answer_text("late", pace=2.0)  # not one delta within the timeout
+    body = {"model": "quiet", "messages": HI, "stream": True}
+    response = await client.post("/v1/chat/completions", json=body, headers=chat_headers())
+    assert response.status == 504  # the timeout's own answer: the model had not finished
+    assert (await response.json())["error"]["code"] == "chat_model_timeout"
