@@ -266,7 +266,7 @@ class ChatChoice(_Answer):
     index: int
     message: ChatMessageAnswer
     logprobs: None
-    finish_reason: Literal["stop", "length"]
+    finish_reason: Literal["stop", "length", "content_filter"]
 
 
 class ChatUsage(_Answer):

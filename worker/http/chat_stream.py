@@ -10,6 +10,7 @@ is closed (its request ends), the turn keeps nothing and its session is released
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any, Protocol
 
 import structlog
@@ -79,7 +80,7 @@ async def stream_turn(
     return stream.response
 
 
-async def _quietly(writing: Any) -> None:
+async def _quietly(writing: Awaitable[None]) -> None:
     """The last write, to a client that may have gone meanwhile."""
     try:
         await writing
