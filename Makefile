@@ -55,3 +55,4 @@ bench: setup
 	$(BIN)/python -m bench.ops_retention_bench
 	$(BIN)/python -m bench.burst_bench
 	$(BIN)/python -m bench.text_session_bench
+	$(BIN)/python -m bench.chat_wire_bench

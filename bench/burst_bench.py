@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 import asyncpg
 
 from bench.memory_bench import fresh_database
-from infra.database import start_embedded
+from infra.embedded import start_embedded
 from memory.settings import Overrides, SettingsUpdate
 from memory.store import offer_code_bindings, save_settings
 from testkit.burst_worker import BURST_DISPATCHED

@@ -28,7 +28,8 @@ from livekit.agents import Agent, AgentSession, llm
 
 from bench.memory_bench import fresh_database
 from callmemory.text import TextMemory
-from infra.database import PoolTimeouts, start_embedded
+from infra.database import PoolTimeouts
+from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults

@@ -9,7 +9,7 @@ its turns with `bind_turn`. The identities map's rules are in `chat.identities`.
 from chat.binding import TurnBinding, attribute_identities, bind_turn
 from chat.config import ChatConfig
 from chat.identity import CUSTOMER_ID, SessionKind, select_customer, session_id, session_scope
-from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel
+from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay
 from chat.sessions import (
     MAX_LIST,
     SessionAddress,
@@ -51,6 +51,7 @@ __all__ = [
     "ChatModelFailed",
     "ChatModelTimeout",
     "ConversationModel",
+    "Relay",
     "ReservedToolName",
     "SessionAddress",
     "SessionBusy",

@@ -34,6 +34,7 @@ USER = "+34 611 22 33 44"
 # the session a chat turn below opens (support's key is phoneNumber; the turn names nobody)
 SESSION_ID = session_id("session", "support", "openapi", session_scope("phoneNumber", {}))
 CHAT = {"model": "support", "messages": [{"role": "user", "content": "Hi"}]}
+MESSAGES = {**CHAT, "max_tokens": 20}  # Anthropic Messages
 Call = tuple[str, str, Any, str | None]  # method, path, JSON body, key name (None: no key)
 
 CALLS: list[Call] = [
@@ -94,6 +95,10 @@ CALLS: list[Call] = [
     ("POST", "/v1/chat/completions", CHAT, "admin"),
     ("POST", "/v1/chat/completions", {**CHAT, "model": "nobody"}, "admin"),  # 404
     ("POST", "/v1/chat/completions", {**CHAT, "n": 3}, "admin"),  # 400
+    ("POST", "/v1/messages", MESSAGES, "admin"),
+    ("POST", "/v1/messages", {**MESSAGES, "model": "nobody"}, "admin"),  # 404
+    ("POST", "/v1/messages", CHAT, "admin"),  # 400: max_tokens
+    ("POST", "/v1/messages", MESSAGES, None),  # 401
     ("GET", "/api/chat/sessions/support", None, "memory-reader"),
     ("GET", f"/api/chat/sessions/support/{SESSION_ID}", None, "memory-reader"),
     ("GET", "/api/chat/sessions/support?limit=0", None, "memory-reader"),  # 400
@@ -241,6 +246,7 @@ async def test_every_answer_matches_the_document(
 ) -> None:
     await _seed(memory, model_server)
     model_server.answer_text("Hello.")  # the chat turn
+    model_server.answer_text("Hello.")  # the Anthropic Messages turn
     document = await (await client.get("/api/openapi.json")).json()
     Draft202012Validator.check_schema({"$defs": document["components"]["schemas"]})
     doc, answered = await _document_uploads(client, document)

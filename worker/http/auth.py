@@ -172,9 +172,18 @@ def bearer_token(header: str | None) -> str | None:
     return token.strip()
 
 
-def authenticate(keys: Sequence[ApiKey], header: str | None) -> ApiKey:
-    """The configured key matching the header; every digest is compared, in constant time."""
+API_KEY_HEADER = "x-api-key"
+"""Where Anthropic's clients send the key (accepted on the Anthropic Messages wire only)."""
+
+
+def authenticate(keys: Sequence[ApiKey], header: str | None, api_key: str | None = None) -> ApiKey:
+    """The configured key matching the bearer header, or the `x-api-key` header where a route
+    takes it (never both at once); every digest is compared, in constant time."""
     token = bearer_token(header)
+    if api_key is not None:
+        if header is not None:
+            raise Unauthenticated(f"send the API key once: Authorization or {API_KEY_HEADER}")
+        token = api_key.strip() or None
     if token is None:
         raise Unauthenticated("a bearer API key is required")
     presented = _digest(token)

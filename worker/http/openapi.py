@@ -35,6 +35,8 @@ def _schemas(routes: Iterable[Route]) -> dict[str, Any]:
     for route in routes:
         if route.body is not None:
             pairs[route.body] = "validation"
+        if route.errors is not None:
+            pairs[route.errors] = "serialization"
         for _, model in route.answers:
             pairs[model] = "serialization"
     _, top = models_json_schema(list(pairs.items()), ref_template=REF)
@@ -62,7 +64,8 @@ def _operation(route: Route) -> dict[str, Any]:
     responses = {str(status): _json(_ref(model), "success") for status, model in route.answers}
     if not route.answers:  # only the document itself: any JSON object
         responses["200"] = _json({"type": "object"}, "success")
-    responses["default"] = _json(_ref(ErrorAnswer), "an error; the status follows from its code")
+    errors = _ref(route.errors or ErrorAnswer)
+    responses["default"] = _json(errors, "an error; the status follows from its code")
     operation: dict[str, Any] = {"summary": route.summary, "responses": responses}
     if parameters := _parameters(route):
         operation["parameters"] = parameters

@@ -46,7 +46,7 @@ from memory.contract import (
 )
 from memory.documents import RAG_FAILURES
 from worker.catalog import AgentSpec, Catalog, UnknownAgent
-from worker.http.auth import ApiKey, Forbidden, Scope, authenticate, authorize
+from worker.http.auth import API_KEY_HEADER, ApiKey, Forbidden, Scope, authenticate, authorize
 from worker.http.serving import LIMITS
 
 T = TypeVar("T")
@@ -86,6 +86,8 @@ class Route:
     summary: str = ""
     upload: tuple[str, ...] = ()  # media types of a raw (non-JSON) request body
     download: tuple[str, ...] = ()  # media types of a raw 200 answer
+    api_key_header: bool = False  # the key may also come as `x-api-key` (Anthropic's clients)
+    errors: type[BaseModel] | None = None  # the error answer's model, if not the common one
 
 
 class BodyTimedOut(Exception):
@@ -130,7 +132,8 @@ def guarded(route: Route) -> Handler:
     async def handle(request: web.Request) -> web.StreamResponse:
         if scope != "public":
             keys = request.app[API_KEYS]
-            key = authenticate(keys, request.headers.get("Authorization"))
+            api_key = request.headers.get(API_KEY_HEADER) if route.api_key_header else None
+            key = authenticate(keys, request.headers.get("Authorization"), api_key)
             authorize(key, scope)
             request[CALLER] = key
             if route.agents == "shared" and key.restricted:

@@ -35,6 +35,7 @@ from worker.catalog import Catalog, default_catalog
 from worker.dispatcher import Dispatcher
 from worker.document_recovery import recovery_running
 from worker.http import (
+    chat_turns,
     headers,
     openapi,
     routes_activity,
@@ -43,6 +44,7 @@ from worker.http import (
     routes_documents,
     routes_extraction,
     routes_health,
+    routes_messages,
     routes_ops,
     routes_ops_stream,
     routes_overview,
@@ -85,6 +87,7 @@ ROUTES: tuple[Route, ...] = (
     *routes_ops_stream.ROUTES,
     *routes_overview.ROUTES,
     *routes_chat.ROUTES,
+    *routes_messages.ROUTES,
     *routes_sessions.ROUTES,
     *routes_documents.ROUTES,
 )
@@ -122,7 +125,7 @@ def _recovery_context(
 
 
 async def _close_memory(app: web.Application) -> None:
-    await app[routes_chat.CHAT_MODEL].aclose()
+    await app[chat_turns.CHAT_MODEL].aclose()
     await app[routes_documents.DOCUMENTS].aclose(grace_seconds=DOCUMENTS_DRAIN_SECONDS)
     await app[MEMORY].aclose()
 
@@ -151,8 +154,8 @@ def create_app(
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
     app[routes_documents.DOCUMENTS] = Documents(pool, memory_config)
     app[routes_voice.DISPATCHER] = None if voice is None else Dispatcher(voice)
-    app[routes_chat.CHAT_CONFIG] = chat or ChatConfig()
-    app[routes_chat.CHAT_MODEL] = ConversationModel(app[routes_chat.CHAT_CONFIG])
+    app[chat_turns.CHAT_CONFIG] = chat or ChatConfig()
+    app[chat_turns.CHAT_MODEL] = ConversationModel(app[chat_turns.CHAT_CONFIG])
     app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
     app[routes_ops_stream.OPS_STREAMS] = routes_ops_stream.OpsStreams(app[LIMITS].max_ops_streams)
     app.on_shutdown.append(routes_ops_stream.stop_streams)  # before handlers are awaited
