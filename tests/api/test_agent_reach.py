@@ -82,6 +82,10 @@ ONE: dict[tuple[str, str], Builder] = {
         "/v1/chat/completions",
         {"model": a, "messages": [{"role": "user", "content": "Hi"}]},
     ),
+    ("POST", "/v1/messages"): lambda a: (
+        "/v1/messages",
+        {"model": a, "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]},
+    ),
     ("GET", "/api/chat/sessions/{agentId}"): _path("/api/chat/sessions/{agentId}"),
     ("GET", "/api/chat/sessions/{agentId}/{sessionId}"): _path(
         f"/api/chat/sessions/{{agentId}}/{SESSION}"
