@@ -51,3 +51,8 @@ bench: setup
 	$(BIN)/python -m bench.first_audio_bench
 	$(BIN)/python -m bench.search_bench
 	$(BIN)/python -m bench.documents_bench
+	$(BIN)/python -m bench.documents_ranking_bench
+	$(BIN)/python -m bench.ops_retention_bench
+	$(BIN)/python -m bench.burst_bench
+	$(BIN)/python -m bench.text_session_bench
+	$(BIN)/python -m bench.chat_wire_bench

@@ -1,6 +1,7 @@
 """Document collections benchmark: retrieve's database part as a ratio to `SELECT 1` on the same
 pool, at 10,000 and at 100,000 chunks in the searched collection (plus as many in another one),
-and ingestion throughput in chunks/s through the local embeddings server.
+by meaning alone and hybrid (a query whose words are in every chunk, and one holding a code found
+in one chunk), and ingestion throughput in chunks/s through the local embeddings server.
 
 Usage: python -m bench.documents_bench [--quick]   (quick: 1,000 and 10,000 chunks)
 Uses BENCH_DATABASE_URL when set, else a throwaway embedded Postgres. Chunks are generated
@@ -22,7 +23,8 @@ from pathlib import Path
 import asyncpg
 
 from bench.memory_bench import HEADER, fresh_database, interleaved, row
-from infra.database import create_pool, start_embedded
+from infra.database import create_pool
+from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from infra.long_ops import LongOpLimits, connect_long
 from memory.config import MemoryConfig
@@ -33,6 +35,10 @@ from testkit.model_server import ModelServer, bag_of_words
 S = "stackbone_platform"
 MODEL = "bench-embedding"
 CHUNKS_PER_DOCUMENT = 100
+# one chunk of the searched collection holds a product code (the text index finds it)
+CODE_CHUNK = f"""update {S}.doc_chunks set content = content || ' SKU-88412-B'
+    where (document_id, seq) = (select document_id, seq from {S}.doc_chunks
+                                where collection_id = $1 and content not like '%SKU-%' limit 1)"""
 
 
 async def collection(conn: asyncpg.Connection, namespace: str) -> int:
@@ -124,11 +130,19 @@ async def main(quick: bool) -> None:
             loaded = size
             took = time.perf_counter() - t
             print(f"| _loaded to {size:,} + {size:,} chunks in {took:.0f} s_ | | | | |")
-            base, samples = await interleaved(
-                [lambda: pool.fetchval("select 1"), lambda: store.nearest(searched, vector, 5)],
+            await loads.execute(CODE_CHUNK, searched)
+            base, near, common, code = await interleaved(
+                [
+                    lambda: pool.fetchval("select 1"),
+                    lambda: store.nearest(searched, vector, 5),
+                    lambda: store.hybrid(searched, vector, "bench document about kettles", 5),
+                    lambda: store.hybrid(searched, vector, "is SKU-88412-B in stock", 5),
+                ],
                 n,
             )
-            print(row(f"nearest 5 chunks, HNSW — {size:,} chunks", samples, base), flush=True)
+            print(row(f"nearest 5 chunks, HNSW — {size:,} chunks", near, base))
+            print(row(f"hybrid, words in every chunk — {size:,}", common, base))
+            print(row(f"hybrid, a code in one chunk — {size:,}", code, base), flush=True)
     finally:
         await loads.close()
         await pool.close()

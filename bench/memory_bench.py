@@ -25,7 +25,8 @@ import asyncpg
 
 from bench.legacy_write import LegacyWriteStore
 from bench.model_process import model_process
-from infra.database import create_pool, start_embedded
+from infra.database import create_pool
+from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from infra.long_ops import LongOpLimits, connect_long
 from infra.migrate import run_migrations

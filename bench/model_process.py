@@ -24,7 +24,7 @@ class EndlessModel(ModelServer):
         super().__init__()
         self._reply = Reply(content=answer, delay=delay)
 
-    async def _handle(self, request: web.Request) -> web.Response:
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         self.replies.append(self._reply)  # never runs dry, however fast the requests come
         return await super()._handle(request)
 

@@ -24,7 +24,8 @@ from pathlib import Path
 import asyncpg
 
 from bench.memory_bench import HEADER, fresh_database, interleaved, row
-from infra.database import Executor, create_pool, start_embedded
+from infra.database import Executor, create_pool
+from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from infra.long_ops import LongOpLimits, connect_long
 from memory.api import Memory, open_memory

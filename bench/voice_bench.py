@@ -42,7 +42,8 @@ from livekit.agents import AgentServer
 from bench.memory_bench import fresh_database, seed_person
 from bench.model_process import model_process
 from callmemory.environment import DEFAULT_JOURNAL_HEARTBEAT_SECONDS
-from infra.database import create_pool, start_embedded
+from infra.database import create_pool
+from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from lifecycle.journal import JournalSetup
 from lifecycle.plan import MemoryPlan

@@ -18,6 +18,8 @@ docs/voice-call.md#the-heard-transcript has the rule.
 from callmemory.attach import PHONE_CALLERS, CallerMemory
 from callmemory.config import CallConfig
 from callmemory.documents import search_docs
+from callmemory.text import TextMemory
+from chat import ReservedToolName
 from lifecycle.call import MemoryCall, SessionAlreadyStarted
 from lifecycle.opening import ConnectOptions
 from memory.settings import CodeDefaults
@@ -30,7 +32,9 @@ __all__ = [
     "CodeDefaults",
     "ConnectOptions",
     "MemoryCall",
+    "ReservedToolName",
     "SessionAlreadyStarted",
+    "TextMemory",
     "measurable",
     "search_docs",
 ]

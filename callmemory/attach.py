@@ -10,6 +10,14 @@
 `memory.start` is `attach` followed by `session.start(...)` with the same keywords; call
 `attach` yourself to do something between the two.
 
+Text sessions: `memory.start(ctx, session, agent=agent, room=ctx.room,
+room_options=RoomOptions(audio_input=False, audio_output=False))` (livekit's text mode) gets
+the text behaviour instead (`callmemory.text`): the memory tools bound each turn, no recall
+before a greeting and no save at close. `attach_text` is its first half.
+
+Both reserve the tool names `memory_read` and `memory_save`: an agent (or session) that
+declares either fails at attach with `ReservedToolName` naming it.
+
 Turn mode: `CallerMemory(..., consolidate="turn")` runs one memory pass after each agent reply
 instead of one save at hang-up (`lifecycle.passes`). `memory.on("ops", fn)` registers a
 listener of the `memory.ops` events of every call of this agent (`memory.ops`); each call
@@ -39,6 +47,7 @@ from callmemory import environment
 from callmemory.config import CallConfig, load_call_config
 from callmemory.process import in_main_process, job_database_url, prepare_database
 from callmemory.runtime import Runtime, new_runtime
+from callmemory.text import TextMemory, check_tools, is_text_session
 from infra import tracing
 from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
 from lifecycle.journal import JournalSetup
@@ -132,8 +141,17 @@ class CallerMemory:
         agent: Agent,
         connect: ConnectOptions | None = None,
         **options: Any,
-    ) -> MemoryCall | None:
-        """`attach`, then `session.start(agent=agent, **options)` unless nobody answered."""
+    ) -> MemoryCall | TextMemory | None:
+        """`attach`, then `session.start(agent=agent, **options)` unless nobody answered.
+
+        Room options without audio input (livekit's text mode) start a text session instead:
+        `attach_text`, then `session.start` with the text input wrapped (`TextMemory`).
+        """
+        if is_text_session(options):
+            text = await self.attach_text(ctx, session, agent, connect=connect)
+            options["room_options"] = text.room_options(options["room_options"])
+            await session.start(agent=agent, **options)
+            return text
         call = await self.attach(ctx, session, agent, connect=connect)
         if call is not None:
             await session.start(agent=agent, **options)
@@ -155,6 +173,7 @@ class CallerMemory:
         """
         if session.agent_state != "initializing":
             raise SessionAlreadyStarted()
+        check_tools(agent, session)
         # every event of this call (call.*, memory.*) carries the room and job, never a number
         structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
         config = self._config()  # given, or this call's one read of the environment
@@ -189,6 +208,30 @@ class CallerMemory:
         )
         MEMORY_READY_SECONDS.observe(time.monotonic() - opened_at)
         return call
+
+    async def attach_text(
+        self,
+        ctx: JobContext,
+        session: AgentSession[Any],
+        agent: Agent,
+        *,
+        connect: ConnectOptions | None = None,
+    ) -> TextMemory:
+        """Memory on a text session, before `session.start()`: joins the room; start the
+        session with `room_options=text.room_options(...)` so each turn binds its tools."""
+        if session.agent_state != "initializing":
+            raise SessionAlreadyStarted()
+        check_tools(agent, session)
+        structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
+        config = self._config()
+        tracing.configure(config.tracing_endpoint)
+        runtime = new_runtime(config, job_database_url(config))
+        for listener in self._listeners:
+            runtime.memory.on("ops", listener)
+        text = TextMemory(self.agent_id, self.defaults, runtime, session)
+        ctx.add_shutdown_callback(text.aclose)
+        await ctx.connect(**(connect or {}))
+        return text
 
     async def _on_the_line(
         self,

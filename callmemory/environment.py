@@ -141,6 +141,9 @@ class Environment(BaseSettings):
     memory_ops_retention_days: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=3650)] = (
         Field(30, alias="MEMORY_OPS_RETENTION_DAYS")
     )
+    documents_recover_after_seconds: JournalSeconds = Field(
+        300.0, alias="DOCUMENTS_RECOVER_AFTER_SECONDS"
+    )
     memory_api_keys: str | None = Field(None, alias="MEMORY_API_KEYS")
     port: Annotated[int, BeforeValidator(_trimmed), Field(ge=0, le=65535)] = Field(
         8080, alias="PORT"
@@ -150,6 +153,9 @@ class Environment(BaseSettings):
     web_body_timeout_seconds: ServerSeconds = Field(15.0, alias="WEB_BODY_TIMEOUT_SECONDS")
     web_max_connections: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=100_000)] = Field(
         256, alias="WEB_MAX_CONNECTIONS"
+    )
+    web_max_ops_streams: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=10_000)] = Field(
+        32, alias="WEB_MAX_OPS_STREAMS"
     )
     web_database_deadline_seconds: Seconds = Field(2.0, alias="WEB_DATABASE_DEADLINE_SECONDS")
     web_metrics_port: Port | None = Field(None, alias="WEB_METRICS_PORT")

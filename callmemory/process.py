@@ -14,7 +14,8 @@ import multiprocessing
 from collections.abc import Sequence
 
 from callmemory.config import CallConfig
-from infra.database import EmbeddedStartFailed, database_url
+from infra.database import database_url
+from infra.embedded import EmbeddedStartFailed
 from memory.config import ConfigError
 
 SERVING_COMMANDS = frozenset({"start", "dev", "console", "connect"})

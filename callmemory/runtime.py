@@ -18,6 +18,7 @@ from callmemory.config import CallConfig, load_call_config
 from infra.database import close_pool, database_url, new_pool
 from memory.api import Memory, open_memory
 from memory.contract import MemoryFailure, Unavailable
+from memory.settings import CallSettings, CodeDefaults
 from memory.store import MemoryStore, translated
 
 JOB_POOL_MIN = 1
@@ -38,9 +39,14 @@ class Runtime:
         async with translated(Unavailable, "pool connect"):
             await self.pool
 
+    async def call_settings(self, agent_id: str, code: CodeDefaults) -> CallSettings:
+        """The call's settings snapshot; the same statement checks the capability, so recall
+        before the greeting is one query (a failed check shows, as a code, at recall)."""
+        return await self.store.call_settings(agent_id, code)
+
     async def check_capability(self) -> None:
-        # each job is a new process: check the capability while the caller is still joining,
-        # so recall before the greeting is one query; a failure shows again (as a code) at recall
+        # outside a call (`open_runtime`); a call's settings read checks it in the same statement
+        # (`call_settings`). A failure shows again, as a code, at recall
         with contextlib.suppress(MemoryFailure):
             await self.store.ensure_capability()
 

@@ -2,19 +2,23 @@
 bounded tool loop over the conversation model, and sessions kept in Postgres.
 
 The wires (the OpenAI-compatible chat route in `worker.http`) read their transport's fields
-and headers and hand this room plain values.
+and headers and hand this room plain values; a LiveKit text session (`callmemory.text`) binds
+its turns with `bind_turn`. The identities map's rules are in `chat.identities`.
 """
 
+from chat.binding import TurnBinding, attribute_identities, bind_turn
 from chat.config import ChatConfig
 from chat.identity import CUSTOMER_ID, SessionKind, select_customer, session_id, session_scope
-from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel
+from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay
 from chat.sessions import (
+    MAX_LIST,
     SessionAddress,
     SessionBusy,
     SessionNotFound,
     SessionRow,
     TurnRecord,
     TurnRow,
+    check_session_id,
     claim,
     delete_session,
     list_sessions,
@@ -39,6 +43,7 @@ from chat.turn import TurnInput, TurnResult, run_turn
 
 __all__ = [
     "CUSTOMER_ID",
+    "MAX_LIST",
     "MEMORY_READ",
     "MEMORY_SAVE",
     "RESERVED",
@@ -46,6 +51,7 @@ __all__ = [
     "ChatModelFailed",
     "ChatModelTimeout",
     "ConversationModel",
+    "Relay",
     "ReservedToolName",
     "SessionAddress",
     "SessionBusy",
@@ -54,11 +60,15 @@ __all__ = [
     "SessionRow",
     "ToolName",
     "ToolScope",
+    "TurnBinding",
     "TurnInput",
     "TurnRecord",
     "TurnResult",
     "TurnRow",
+    "attribute_identities",
+    "bind_turn",
     "check_reserved",
+    "check_session_id",
     "claim",
     "delete_session",
     "list_sessions",

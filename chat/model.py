@@ -1,5 +1,10 @@
 """The conversation model of a text turn: one Chat Completions request per step.
 
+A streamed step (`stream_step`) requests the model with `stream: true` and hands each text delta
+to the caller's relay as it arrives; tool-call deltas are joined into whole calls. When the
+relay fails (the client went away) the model's stream is closed at once, which ends the model
+request, and the relay's error propagates unchanged.
+
 The official `openai` client talks to any OpenAI-compatible endpoint; it never retries (a turn
 that half-ran a tool must not be replayed by a client library) and each request has the
 configured timeout. Failures become `ChatModelFailed` or `ChatModelTimeout`, whose messages
@@ -8,10 +13,13 @@ name no model output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from chat.config import ChatConfig
 
@@ -25,6 +33,19 @@ class ChatModelFailed(Exception):
         super().__init__(message)
         self.message = message
         self.field: str | None = None
+
+
+@contextmanager
+def _failures() -> Iterator[None]:
+    """The model client's failures as ours; any other error (the relay's) passes unchanged."""
+    try:
+        yield
+    except openai.APITimeoutError:
+        raise ChatModelTimeout("the conversation model did not answer in time") from None
+    except openai.APIStatusError as exc:
+        raise ChatModelFailed(f"the conversation model answered {exc.status_code}") from None
+    except openai.APIError as exc:
+        raise ChatModelFailed(f"the conversation model failed ({type(exc).__name__})") from None
 
 
 class ChatModelTimeout(ChatModelFailed):
@@ -48,6 +69,11 @@ class Step:
     tool_calls: tuple[ToolCall, ...]
     prompt_tokens: int
     completion_tokens: int
+    finish_reason: str = "stop"
+
+
+Relay = Callable[[str], Awaitable[None]]
+"""Where a streamed step's text deltas go, in order, as they arrive."""
 
 
 class ConversationModel:
@@ -65,25 +91,56 @@ class ConversationModel:
             )
         return self._client
 
+    def _body(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        options: dict[str, Any],
+        *,
+        stream: bool,
+    ) -> dict[str, Any]:
+        """The request body as it travels (the client's own typed `create` spends more time
+        re-checking its parameters than the rest of the wire; these are checked already)."""
+        body: dict[str, Any] = {"model": self._config.model, "messages": messages, **options}
+        if tools:
+            body["tools"] = tools
+        if stream:
+            body |= {"stream": True, "stream_options": {"include_usage": True}}
+        return body
+
     async def step(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **options: Any
     ) -> Step:
-        extra: dict[str, Any] = dict(options)
-        if tools:
-            extra["tools"] = tools
-        try:
-            completion = await self._openai().chat.completions.create(
-                model=self._config.model,
-                messages=messages,  # type: ignore[arg-type]
-                **extra,
+        body = self._body(messages, tools, options, stream=False)
+        with _failures():
+            completion = await self._openai().post(
+                "/chat/completions", body=body, cast_to=ChatCompletion
             )
-        except openai.APITimeoutError:
-            raise ChatModelTimeout("the conversation model did not answer in time") from None
-        except openai.APIStatusError as exc:
-            raise ChatModelFailed(f"the conversation model answered {exc.status_code}") from None
-        except openai.APIError as exc:
-            raise ChatModelFailed(f"the conversation model failed ({type(exc).__name__})") from None
         return _step(completion)
+
+    async def stream_step(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        relay: Relay,
+        **options: Any,
+    ) -> Step:
+        body = self._body(messages, tools, options, stream=True)
+        joined = _Joined()
+        with _failures():
+            stream = await self._openai().post(
+                "/chat/completions",
+                body=body,
+                cast_to=ChatCompletion,
+                stream=True,
+                stream_cls=openai.AsyncStream[ChatCompletionChunk],
+            )
+            async with stream:  # leaving it closes the model's response: its request ends
+                async for chunk in stream:
+                    text = joined.add(chunk)
+                    if text:
+                        await relay(text)
+        return joined.step()
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -105,4 +162,57 @@ def _step(completion: Any) -> Step:
         tool_calls=calls,
         prompt_tokens=0 if usage is None else usage.prompt_tokens,
         completion_tokens=0 if usage is None else usage.completion_tokens,
+        finish_reason=completion.choices[0].finish_reason or "stop",
     )
+
+
+@dataclass
+class _Call:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Joined:
+    """A streamed answer put back together: its text, its tool calls by index, its usage."""
+
+    text: list[str] = field(default_factory=list)
+    calls: dict[int, _Call] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str = "stop"
+
+    def add(self, chunk: Any) -> str:
+        """Take one chunk in; its text delta, if any."""
+        if chunk.usage is not None:
+            self.prompt_tokens = chunk.usage.prompt_tokens
+            self.completion_tokens = chunk.usage.completion_tokens
+        if not chunk.choices:
+            return ""
+        choice = chunk.choices[0]
+        if choice.finish_reason:
+            self.finish_reason = choice.finish_reason
+        for part in choice.delta.tool_calls or ():
+            call = self.calls.setdefault(part.index, _Call())
+            call.id = part.id or call.id
+            if part.function is not None:
+                call.name = part.function.name or call.name
+                call.arguments.append(part.function.arguments or "")
+        text: str = choice.delta.content or ""
+        self.text.append(text)
+        return text
+
+    def step(self) -> Step:
+        calls = tuple(
+            ToolCall(c.id, c.name, "".join(c.arguments))
+            for _, c in sorted(self.calls.items())
+            if c.name
+        )
+        return Step(
+            "".join(self.text) or None,
+            calls,
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.finish_reason,
+        )

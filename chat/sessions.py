@@ -2,7 +2,9 @@
 
 A turn on a kept session claims it with a lease (`busy_until`) in one statement: a second turn
 at once finds it held and is refused (`SessionBusy`, 409) rather than interleaving the thread,
-and a turn that crashed releases it when the lease ends. The claim holds no transaction or
+and a turn that crashed releases it when the lease ends. A failed turn releases its claim
+within a second at most (`release`); a database that does not answer then leaves it to the
+lease. The claim holds no transaction or
 connection across the model requests. Recording the turn appends its messages and releases the
 claim in one transaction.
 """
@@ -12,11 +14,18 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
+
+import structlog
 
 from chat.identity import SessionKind
-from memory.contract import PersistFailed, Unavailable
+from infra.deadline import Deadline, Late, within
+from memory.contract import MemoryFailure, PersistFailed, Unavailable
 from memory.store import Queryable, translated
+
+log = structlog.get_logger(__name__)
+RELEASE_SECONDS: Final = 1.0
+"""How long freeing a claim a turn did not record may take; past it the lease frees it."""
 
 _S = "stackbone_platform"
 MAX_LIST = 100
@@ -61,6 +70,13 @@ class SessionNotFound(LookupError):
         self.message = "sessionId: no session with this id for this agent"
         self.field: str | None = "sessionId"
         super().__init__(self.message)
+
+
+def check_session_id(value: str) -> str:
+    """A session id as the operator routes hand it out (32 hex digits), else `SessionNotFound`."""
+    if len(value) != 32 or not all(c in "0123456789abcdef" for c in value):
+        raise SessionNotFound()
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +129,18 @@ async def claim(db: Queryable, address: SessionAddress, lease_seconds: float) ->
         raise SessionBusy()
 
 
-async def release(db: Queryable, session_id: str) -> None:
+async def release(db: Queryable, session_id: str, within_seconds: float = RELEASE_SECONDS) -> None:
+    """Free a claim the turn did not record (it failed). Best effort, within `within_seconds`:
+    a database that fails or does not answer leaves the claim to its lease's end, and the
+    turn's own error stands (this never raises one of its own)."""
+    try:
+        await within(Deadline.after(within_seconds), _free(db, session_id), step="chat.release")
+    except (Late, MemoryFailure) as failure:
+        code = "release_late" if isinstance(failure, Late) else failure.code
+        log.warning("chat.release_failed", error_code=code)
+
+
+async def _free(db: Queryable, session_id: str) -> None:
     async with translated(PersistFailed, "session release"):
         await db.execute(_RELEASE, session_id)
 

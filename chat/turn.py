@@ -2,8 +2,12 @@
 in which the conversation model may call the memory tools, each result fed back.
 
 At most `max_tool_steps` model requests are offered the tools; the request after them is
-offered none, so every turn ends in an answer. Nothing of the messages, tool arguments or tool
-results is logged: the turn's log line holds counts, tool names and tokens.
+offered none, so every turn ends in an answer. With a relay every step is streamed and each text
+delta reaches the relay as the model writes it; the tool rounds run here, between steps. The
+reply is all the text the model wrote in the turn (a model rarely writes text beside its tool
+calls; when it does, a streaming client has already seen it, so both wires say it). Nothing
+of the messages, tool arguments or tool results is logged: the turn's log line holds counts,
+tool names and tokens.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 
 import structlog
 
-from chat.model import ConversationModel, Step
+from chat.model import ConversationModel, Relay, Step
 from chat.tools import ToolScope, run_tool, tool_specs
 from memory.api import Memory
 
@@ -41,6 +45,7 @@ class TurnResult:
     steps: int = 0
     tool_calls: list[str] = field(default_factory=list)  # tool names only
     duration_ms: float = 0.0
+    finish_reason: str = "stop"  # the last step's: "stop", or "length" past max tokens
 
 
 def _assistant_with_calls(step: Step) -> Message:
@@ -54,8 +59,24 @@ def _assistant_with_calls(step: Step) -> Message:
     }
 
 
+async def _step(
+    model: ConversationModel,
+    messages: list[Message],
+    offer: list[dict[str, Any]] | None,
+    relay: Relay | None,
+    options: dict[str, Any],
+) -> Step:
+    if relay is None:
+        return await model.step(messages, offer, **options)
+    return await model.stream_step(messages, offer, relay, **options)
+
+
 async def run_turn(
-    model: ConversationModel, memory: Memory, turn: TurnInput, max_tool_steps: int
+    model: ConversationModel,
+    memory: Memory,
+    turn: TurnInput,
+    max_tool_steps: int,
+    relay: Relay | None = None,
 ) -> TurnResult:
     started = time.perf_counter()
     result = TurnResult()
@@ -63,13 +84,14 @@ async def run_turn(
     specs = tool_specs(turn.scope.offered) if turn.scope is not None else []
     while True:
         offer = specs if specs and result.steps < max_tool_steps else None
-        step = await model.step([*base, *result.added], offer, **turn.options)
+        step = await _step(model, [*base, *result.added], offer, relay, turn.options)
         result.steps += 1
         result.prompt_tokens += step.prompt_tokens
         result.completion_tokens += step.completion_tokens
+        result.reply += step.content or ""
         if offer is None or not step.tool_calls or turn.scope is None:
-            result.reply = step.content or ""
-            result.added.append({"role": "assistant", "content": result.reply})
+            result.finish_reason = step.finish_reason
+            result.added.append({"role": "assistant", "content": step.content or ""})
             break
         result.added.append(_assistant_with_calls(step))
         for call in step.tool_calls:

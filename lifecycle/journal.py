@@ -197,6 +197,7 @@ def call_journal(
         brief=plan.brief,
         consolidate=consolidate,
         started_at=start.started_at,
+        time_zone=plan.time_zone,
     )
     return CallJournal(
         setup.pool, header, heartbeat_seconds=setup.heartbeat_seconds, give_way=give_way

@@ -13,6 +13,10 @@ from livekit.agents import AgentSession, CloseEvent
 from livekit.agents.metrics import LLMModelUsage, STTModelUsage, TTSModelUsage
 from prometheus_client import Counter, Histogram
 
+from infra.prometheus_dir import ensure_multiprocess_dir
+
+ensure_multiprocess_dir()  # before the first metric: see infra.prometheus_dir
+
 MEMORY_READY_SECONDS: Final = Histogram(
     "caller_memory_call_memory_ready_seconds",
     "From room open until the greeting could start with memory: recall done, skipped or late.",

@@ -1,20 +1,23 @@
 """Everything memory does before the greeting, inside one deadline.
 
 The work starts with the job (room open) and runs while the worker joins the room and waits for
-the caller: connect the job's pool, check the capability, snapshot the settings (for an agent
-with no binding yet, after offering the code's identity key: `lifecycle.snapshot`). Once the caller
+the caller: connect the job's pool, then snapshot the settings with the capability check in the
+same statement (one round trip on the job's new connection instead of two: every round trip
+before the greeting is paid again when the database is far; for an agent with no binding yet,
+after offering the code's identity key: `lifecycle.snapshot`). Once the caller
 is on the line, the greeting waits for memory at most the budget: one deadline, measured from
 that moment, covers whatever of those steps is still running and then recall (inbound callers
 are in the room when it opens; an outbound callee is on the line when they answer, and nothing
 can be said to anyone earlier). Past the deadline the call greets without memory and one code
-names the step that was late: `pool_over_budget`, `capability_over_budget`,
-`settings_over_budget` (and `recall_over_budget`, from `lifecycle.recall`). Late work is
+names the step that was late: `pool_over_budget`, `settings_over_budget` (and
+`recall_over_budget`, from `lifecycle.recall`). Late work is
 abandoned to the background (`infra.deadline`), never awaited on the call path.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from datetime import datetime
 from typing import Protocol, TypedDict
@@ -36,7 +39,7 @@ from sip.line import connect_caller
 
 log = structlog.get_logger(__name__)
 
-STEPS = ("pool", "capability", "settings")
+STEPS = ("pool", "settings")
 
 
 class ConnectOptions(TypedDict, total=False):
@@ -49,7 +52,7 @@ class ConnectOptions(TypedDict, total=False):
 
 
 class Backend(Protocol):
-    """The job's database side: a pool that connects on demand and the capability check."""
+    """The job's database side: a pool that connects on demand, the checked settings read."""
 
     @property
     def pool(self) -> asyncpg.Pool: ...
@@ -57,8 +60,9 @@ class Backend(Protocol):
     async def connect(self) -> None:
         """Open the pool's connections; raises `MemoryFailure` when the server refuses."""
 
-    async def check_capability(self) -> None:
-        """Check schema and capability once; a failure shows again, as a code, at recall."""
+    async def call_settings(self, agent_id: str, code: CodeDefaults) -> CallSettings:
+        """The agent's settings; the same statement checks schema and capability (a failed
+        check shows, as a code, at recall). Raises `MemoryFailure` when unreadable."""
 
 
 class Opening:
@@ -89,10 +93,9 @@ class Opening:
                 "call.settings_unavailable", agent_id=self._agent_id, error_code=failure.code
             )
             return None
-        self._step = "capability"
-        await self._backend.check_capability()
         self._step = "settings"
-        return await bound_snapshot(self._backend.pool, self._agent_id, self._code)
+        first = functools.partial(self._backend.call_settings, self._agent_id, self._code)
+        return await bound_snapshot(self._backend.pool, self._agent_id, self._code, first=first)
 
     async def on_the_line(
         self,

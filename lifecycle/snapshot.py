@@ -1,4 +1,5 @@
-"""The settings snapshot taken once when a room opens: one database round trip.
+"""The settings snapshot taken once when a room opens: one statement (a job's also checks the
+capability: `lifecycle.opening`).
 
 If the settings cannot be read, the call goes on without memory rather than failing. An agent
 whose identity key is declared only in code (an agent attached outside this worker, whose
@@ -7,6 +8,8 @@ is offered once, and the snapshot is read again.
 """
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 import asyncpg
 import structlog
@@ -18,9 +21,19 @@ from memory.store import Queryable, load_call_settings, offer_code_bindings
 log = structlog.get_logger(__name__)
 
 
-async def take_snapshot(db: Queryable, agent_id: str, code: CodeDefaults) -> CallSettings | None:
-    """The agent's effective settings and binding, or None when they cannot be read."""
+SettingsRead = Callable[[], Awaitable[CallSettings]]
+"""A read of the agent's call settings that does more in the same round trip (a job's first
+statement also checks the capability: `memory.store.MemoryStore.call_settings`)."""
+
+
+async def take_snapshot(
+    db: Queryable, agent_id: str, code: CodeDefaults, read: SettingsRead | None = None
+) -> CallSettings | None:
+    """The agent's effective settings and binding (by `read` when given), or None when they
+    cannot be read."""
     try:
+        if read is not None:
+            return await read()
         return await load_call_settings(db, agent_id, code)
     except MemoryFailure as failure:
         log.warning("call.settings_unavailable", agent_id=agent_id, error_code=failure.code)
@@ -35,10 +48,11 @@ def key_to_offer(settings: CallSettings | None, code: CodeDefaults) -> str | Non
 
 
 async def bound_snapshot(
-    pool: asyncpg.Pool, agent_id: str, code: CodeDefaults
+    pool: asyncpg.Pool, agent_id: str, code: CodeDefaults, *, first: SettingsRead | None = None
 ) -> CallSettings | None:
-    """The snapshot, after offering the code's identity key if the agent has no binding yet."""
-    settings = await take_snapshot(pool, agent_id, code)
+    """The snapshot, after offering the code's identity key if the agent has no binding yet;
+    `first`: the first read, when it is not the plain settings read."""
+    settings = await take_snapshot(pool, agent_id, code, first)
     if (key := key_to_offer(settings, code)) is None:
         return settings
     try:

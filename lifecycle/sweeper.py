@@ -152,7 +152,12 @@ class Sweeper:
         scope = header.agent_id, header.user_id
         if part.turn is None:
             added = await self._memory.add(
-                part.messages, *scope, call, header.instructions, brief=header.brief
+                part.messages,
+                *scope,
+                call,
+                header.instructions,
+                brief=header.brief,
+                time_zone=header.time_zone,
             )
             return None if added.error is None else added.error.code
         passed = await self._memory.consolidate(
@@ -163,6 +168,7 @@ class Sweeper:
             call=call,
             instructions=header.instructions,
             brief=header.brief,
+            time_zone=header.time_zone,
         )
         return None if passed.error is None else passed.error.code
 

@@ -27,6 +27,7 @@ from memory.contract import (
     AddOutcome,
     DeleteOutcome,
     History,
+    InvalidRequest,
     MemoryFailure,
     PassContext,
     PersistFailed,
@@ -49,7 +50,7 @@ from memory.search import (
     search_request,
 )
 from memory.settings import parse_brief
-from memory.store import MemoryStore
+from memory.store import FailedSaves, MemoryStore
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -88,6 +89,7 @@ class Memory:
         self._model = model
         self._config = config
         self._search = search
+        self._failed = FailedSaves(store.pool)  # counted per agent and code for the overview
         self.listeners = Listeners()
 
     def on(self, event: str, listener: Listener) -> None:
@@ -227,6 +229,8 @@ class Memory:
                 return Result.ok(await self._add(record, request))
             except MemoryFailure as failure:
                 record.outcome, record.error_code = "failed", failure.code
+                if failure.code != InvalidRequest.code:  # past validation: the agent id is valid
+                    self._failed.record(str(agent_id), failure.code)
                 return Result.failed(failure)
             finally:
                 record.emit()
@@ -314,8 +318,10 @@ class Memory:
         await self._search.indexer.drain(grace_seconds)
 
     async def aclose(self, grace_seconds: float | None = None) -> None:
-        """Drain indexing (see `drain_indexing`), then close the provider connections."""
+        """Drain indexing (see `drain_indexing`) and failed-save records, then close the
+        provider connections."""
         await self.drain_indexing(grace_seconds)
+        await self._failed.drain()
         await self._search.aclose()
         await self._model.aclose()
 

@@ -8,7 +8,7 @@ ignored:
      "dialed_number": "+34600000000",
      "outbound": {"trunk_id": "ST_..."}}
 
-`identities` names who a browser test call is about (checked by `worker.identities` before it
+`identities` names who a browser test call is about (checked by `chat.identities` before it
 is written). `dialed_number` with `outbound.trunk_id` asks the job to dial that number first; the
 number is then also the callee's identity. Values are kept exactly as given (no trimming, case or
 Unicode normalisation); JSON is written 7-bit and reads back every code point exactly.

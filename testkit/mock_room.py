@@ -10,7 +10,12 @@ emits events: `room.on(event, handler)` only records the call. So a test
 - makes one leave by setting its `disconnect_reason`, removing it, and calling every handler
   still registered for `participant_disconnected` (registered minus removed with `room.off`),
   on the job's own event loop, as the real room would;
-- says whether the room is connected (`isconnected()`): connected until `disconnect()`.
+- says whether the room is connected (`isconnected()`): connected until `disconnect()`;
+- writes on the `lk.chat` text stream topic as a participant (`send_text`): the handler
+  RoomIO registered with `register_text_stream_handler` reads it, as in livekit's text mode.
+
+`remote_participants` is keyed by identity, as `rtc.Room` keys it (RoomIO's text input finds
+the sender by identity).
 """
 
 from __future__ import annotations
@@ -76,14 +81,14 @@ class MockRoom:
         self.room.isconnected.return_value = False
 
     def join(self, who: rtc.RemoteParticipant) -> None:
-        self.room.remote_participants[who.sid] = who
+        self.room.remote_participants[who.identity] = who
 
     def leave(self, who: rtc.RemoteParticipant, reason: int) -> None:
         """`who` disconnects with `reason`: the room's handlers run on the job's loop."""
 
         def disconnect() -> None:
             who.disconnect_reason = reason  # type: ignore[assignment,misc]
-            self.room.remote_participants.pop(who.sid, None)
+            self.room.remote_participants.pop(who.identity, None)
             for handler in self.handlers("participant_disconnected"):
                 handler(who)
 
@@ -95,9 +100,40 @@ class MockRoom:
         removed = [c.args[1] for c in self.room.off.call_args_list if _is(c.args, event)]
         return [h for h in added if h not in removed]
 
+    def send_text(self, who: rtc.RemoteParticipant, text: str, topic: str = "lk.chat") -> None:
+        """`who` writes `text` on `topic`: the registered text stream handler gets it."""
+        handlers = self.text_handlers(topic)
+        assert handlers, f"no text stream handler for {topic}"
+        reader = TextReader(text, topic)
+        self.call_in_job(lambda: handlers[-1](reader, who.identity))
+
+    def text_handlers(self, topic: str = "lk.chat") -> list[Callable[..., Any]]:
+        """Handlers registered with `register_text_stream_handler(topic, handler)`, in order."""
+        calls = self.room.register_text_stream_handler.call_args_list
+        return [c.args[1] for c in calls if len(c.args) >= 2 and c.args[0] == topic]
+
     def call_in_job(self, fn: Callable[[], Any]) -> None:
         assert self.loop is not None, "the job has not built its session yet"
         self.loop.call_soon_threadsafe(fn)
+
+
+class TextReader:
+    """What a text stream handler reads: the whole text at once, and the stream's info."""
+
+    def __init__(self, text: str, topic: str) -> None:
+        self._text = text
+        self.info = rtc.TextStreamInfo(
+            stream_id="TS_test",
+            mime_type="text/plain",
+            topic=topic,
+            timestamp=0,
+            size=len(text.encode()),
+            attributes={},
+            attachments=[],
+        )
+
+    async def read_all(self) -> str:
+        return self._text
 
 
 def _is(args: tuple[Any, ...], event: str) -> bool:

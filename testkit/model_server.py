@@ -33,6 +33,12 @@ class Reply:
     """Close the connection without answering."""
     tool_calls: list[dict[str, Any]] | None = None
     """Chat Completions tool calls (`call_tool` builds them) answered instead of text."""
+    cut_after: int | None = None
+    """Streamed answers: close the connection after this many deltas (a model failing
+    mid-answer)."""
+    pace: float = 0.0
+    """Streamed answers (`stream: true`): seconds before each delta, so a client can be seen
+    receiving the first one before the model finished."""
 
 
 @dataclass
@@ -44,6 +50,12 @@ class ModelServer:
     received_at: list[float] = field(default_factory=list)
     """When each Chat Completions request arrived (`time.monotonic()`), in order."""
     # /v1/embeddings: deterministic vectors unless a scripted failure is queued
+    answered_at: list[float] = field(default_factory=list)
+    """When each Chat Completions answer was handed to the transport (`time.monotonic()`)."""
+    streams_cut: int = 0
+    """Streamed answers whose client went away before the last delta."""
+    stream_pace: float = 0.0
+    """The pace of every streamed answer whose reply sets none."""
     embedding_requests: list[dict[str, Any]] = field(default_factory=list)
     embedding_failures: deque[Reply] = field(default_factory=deque)
     embedding_delay: float = 0.0  # seconds before every successful embeddings answer
@@ -91,7 +103,7 @@ class ModelServer:
     def fail(self, status: int = 500, *, delay: float = 0.0) -> None:
         self.replies.append(Reply(status=status, delay=delay))
 
-    async def _handle(self, request: web.Request) -> web.Response:
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append(body)
         self.headers.append(dict(request.headers))
@@ -112,6 +124,9 @@ class ModelServer:
         if reply.status != 200:
             error = {"error": {"message": "scripted failure", "type": "server_error", "code": None}}
             return web.json_response(error, status=reply.status)
+        if body.get("stream"):
+            return await self._stream(request, body, reply)
+        self.answered_at.append(time.monotonic())
         return web.json_response(
             {
                 "id": f"chatcmpl-{len(self.requests)}",
@@ -125,9 +140,36 @@ class ModelServer:
                         "finish_reason": reply.finish_reason,
                     }
                 ],
-                "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+                "usage": USAGE,
             }
         )
+
+    async def _stream(
+        self, request: web.Request, body: dict[str, Any], reply: Reply
+    ) -> web.StreamResponse:
+        """The answer as Chat Completions chunks, one delta at a time at the reply's pace."""
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        ident, pace = f"chatcmpl-{len(self.requests)}", reply.pace or self.stream_pace
+        usage = (body.get("stream_options") or {}).get("include_usage")
+        try:
+            for sent, delta in enumerate(_deltas(reply)):
+                if pace:
+                    await asyncio.sleep(pace)
+                if sent == reply.cut_after:
+                    assert request.transport is not None
+                    request.transport.close()
+                    return response
+                await response.write(_chunk(ident, body, delta))
+            await response.write(_chunk(ident, body, {}, reply.finish_reason))
+            if usage:
+                await response.write(_chunk(ident, body, None, usage=USAGE))
+            self.answered_at.append(time.monotonic())
+            await response.write(b"data: [DONE]\n\n")
+            await response.write_eof()
+        except ConnectionError:  # the client went away mid-stream
+            self.streams_cut += 1
+        return response
 
     def fail_embedding(self, status: int = 500, *, delay: float = 0.0) -> None:
         """The next embeddings request fails (or answers `raw_body` via `answer_embedding_raw`)."""
@@ -163,6 +205,42 @@ class ModelServer:
                 "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
             }
         )
+
+
+USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+
+
+def _deltas(reply: Reply) -> list[dict[str, Any]]:
+    """The role, then the text a word at a time, or each tool call then its arguments in two
+    halves (a client must join them)."""
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    deltas += [{"content": word} for word in re.findall(r"\S+\s*", reply.content or "")]
+    for index, call in enumerate(reply.tool_calls or ()):
+        function, raw = call["function"], call["function"]["arguments"]
+        head = {"index": index, "id": call["id"], "type": "function"}
+        deltas.append({"tool_calls": [head | {"function": {"name": function["name"]}}]})
+        for part in (raw[: len(raw) // 2], raw[len(raw) // 2 :]):
+            deltas.append({"tool_calls": [{"index": index, "function": {"arguments": part}}]})
+    return deltas
+
+
+def _chunk(
+    ident: str,
+    body: dict[str, Any],
+    delta: dict[str, Any] | None,
+    finish: str | None = None,
+    **extra: Any,
+) -> bytes:
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
+    chunk = {
+        "id": ident,
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": body.get("model", ""),
+        "choices": choices,
+        **extra,
+    }
+    return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
 def _message(reply: Reply) -> dict[str, Any]:

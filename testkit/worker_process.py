@@ -10,7 +10,8 @@ The worker is `testkit.process_worker` (`worker.agent`'s main with a scripted ca
 livekit's CLI, `start` or `dev`; its one call runs in a job process that livekit's forkserver
 starts. `hold=True` keeps the caller on the line: `job_pid()` finds the job process (from the
 `pid` livekit puts on every record a job process forwards) and `kill_job()` kills it;
-`kill_worker()` kills the whole worker at once.
+`kill_worker()` kills the whole worker at once. `burst_worker(env, cwd=...)` runs
+`testkit.burst_worker` instead: many calls at once, launched by `await worker.burst(tag, n)`.
 Leaving the block stops the worker like an orchestrator does (SIGTERM, then a drain); what is
 still running after `stop_within` seconds, forkserver and job processes included, is killed.
 """
@@ -22,6 +23,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -37,6 +39,38 @@ ROOT = Path(__file__).resolve().parents[1]
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
+FOREIGN = ("LIVEKIT_", "OPENAI_", "VOICE_", "WEB_", "CALL_", "STACKBONE_", "MEMORY_", "OTEL_")
+FOREIGN_NAMES = {"DATABASE_URL", "LOG_FORMAT", "PROMETHEUS_MULTIPROC_DIR", "WORKER_AGENT"}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def worker_environment(database_url: str, model_url: str) -> dict[str, str]:
+    """A worker's whole environment: this database and model provider, no LiveKit server (the
+    URL is a closed local port), nothing inherited that configures the service."""
+    base = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(FOREIGN) and name not in FOREIGN_NAMES
+    }
+    return {
+        **base,
+        "DATABASE_URL": database_url,
+        "LIVEKIT_URL": f"ws://127.0.0.1:{free_port()}",
+        "LIVEKIT_API_KEY": "test-livekit-key",
+        "LIVEKIT_API_SECRET": "test-livekit-secret-0123456789abcdef0123",
+        "OPENAI_API_KEY": "voice-key-unused-by-fakes",
+        "STACKBONE_MEMORY_BASE_URL": model_url,
+        "STACKBONE_MEMORY_API_KEY": "test-key",
+        "STACKBONE_MEMORY_TIMEOUT_SECONDS": "4",
+        "CALL_SAVE_TIMEOUT_SECONDS": "6",
+    }
+
+
 @dataclass
 class WorkerProcess:
     """The running worker: its process, its output so far, its one job."""
@@ -44,17 +78,21 @@ class WorkerProcess:
     process: asyncio.subprocess.Process
     room: str
     job_id: str
+    cwd: Path
     output: list[str] = field(default_factory=list)
+    _parsed: list[Record] = field(default_factory=list, repr=False)
+    _lines_parsed: int = 0
 
     def records(self) -> list[Record]:
-        """Every output line that is a JSON object, in order."""
-        found = []
-        for line in self.output:
+        """Every output line that is a JSON object, in order (each line is parsed once: a
+        benchmark polls this while thousands of lines come in)."""
+        new, self._lines_parsed = self.output[self._lines_parsed :], len(self.output)
+        for line in new:
             with suppress(ValueError):
                 value = json.loads(line)
                 if isinstance(value, dict):
-                    found.append(value)
-        return found
+                    self._parsed.append(value)
+        return list(self._parsed)
 
     def job_records(self) -> list[Record]:
         """The JSON records the job process forwarded (they carry its job id)."""
@@ -65,14 +103,16 @@ class WorkerProcess:
         plain = (_ANSI.sub("", line) for line in self.output)
         return [line for line in plain if text in line]
 
-    async def wait_for(self, predicate: Callable[[], bool], within: float) -> None:
+    async def wait_for(
+        self, predicate: Callable[[], bool], within: float, every: float = 0.05
+    ) -> None:
         deadline = time.monotonic() + within
         while not predicate():
             if self.process.returncode is not None:
                 raise AssertionError(f"worker exited ({self.process.returncode}):\n{self.tail()}")
             if time.monotonic() > deadline:
                 raise TimeoutError(f"not seen within {within} s:\n{self.tail()}")
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(every)
 
     async def wait_for_event(self, event: str, within: float = 60.0) -> None:
         """Until a line of the output names `event` (JSON or console)."""
@@ -100,6 +140,16 @@ class WorkerProcess:
         with suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
+    async def burst(self, tag: str, count: int) -> None:
+        """`burst_worker` only: launch `count` calls at once, rooms `tag-0`... (stdin)."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"burst {tag} {count}\n".encode())
+        await self.process.stdin.drain()
+
+    def hang_up(self, tag: str) -> None:
+        """`burst_worker` only: every caller of burst `tag` hangs up."""
+        (self.cwd / tag).touch()
+
     def tail(self, lines: int = 40) -> str:
         return "\n".join(self.output[-lines:])
 
@@ -123,18 +173,46 @@ async def worker_process(
     args = ["-m", "testkit.process_worker", "--room", room, "--job", job_id]
     args += [f"--say={line}" for line in says]
     args += ["--stuck-shutdown"] if stuck_shutdown else []
+    args += ["--hold"] if hold else []
+    async with _spawned([*args, mode], env, cwd, stop_within, room=room, job_id=job_id) as worker:
+        yield worker
+
+
+@asynccontextmanager
+async def burst_worker(
+    env: Mapping[str, str], *, cwd: Path, stop_within: float = 60.0
+) -> AsyncIterator[WorkerProcess]:
+    """`python -m testkit.burst_worker start`: `await worker.burst(tag, count)` launches
+    `count` scripted calls at once (`testkit.burst_worker`), `worker.hang_up(tag)` ends them;
+    ready once its warm processes are."""
+    args = ["-m", "testkit.burst_worker", f"--hang-up-dir={cwd}", "start"]
+    async with _spawned(args, env, cwd, stop_within, stdin=True) as worker:
+        await worker.wait_for_event("testkit.burst_worker_ready", within=120)
+        yield worker
+
+
+@asynccontextmanager
+async def _spawned(
+    args: list[str],
+    env: Mapping[str, str],
+    cwd: Path,
+    stop_within: float,
+    *,
+    room: str = "",
+    job_id: str = "",
+    stdin: bool = False,
+) -> AsyncIterator[WorkerProcess]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         *args,
-        *(["--hold"] if hold else []),
-        mode,
         env={**env, "PYTHONPATH": str(ROOT)},
         cwd=cwd,
+        stdin=asyncio.subprocess.PIPE if stdin else None,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,  # its own process group: forkserver and job processes too
     )
-    worker = WorkerProcess(process, room, job_id)
+    worker = WorkerProcess(process, room, job_id, cwd)
     reading = asyncio.create_task(_read(process, worker.output))
     try:
         yield worker

@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 import asyncpg
 import pytest
 
-from infra.database import PoolTimeouts, create_pool, start_embedded
+from infra.database import PoolTimeouts, create_pool
+from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from infra.migrate import migrate
 from memory.api import Memory, open_memory

@@ -29,11 +29,17 @@ from worker.catalog import default_catalog
 from worker.config import VoiceModels, worker_config
 from worker.greeter import Greeter
 from worker.job_watch import watch_job_processes
+from worker.ops_retention import RetentionConfig
 from worker.session import ROOM_OPTIONS, build_session
 from worker.startup import needs_preparation, prepare_main_process, served_agent
 from worker.sweeping import SweeperTask, hold_sweeper, sweep_config
 
 SAVE_TIMEOUT_FOR_HELP = 40.0  # help and download-files serve no call
+PRELOAD_MODULES = ("worker.agent",)
+"""Imported once in livekit's forkserver, so every job process starts with our modules loaded
+(copy-on-write) instead of importing them itself when its job arrives: about 1 s of CPU per
+job process on the development machine, which a burst of calls pays on every process it
+starts (docs/performance.md, "A burst of calls")."""
 
 SessionFactory = Callable[[VoiceModels], AgentSession[Any]]
 """Builds the call's session from the configured models (`worker.session.build_session`).
@@ -81,6 +87,7 @@ def build_server(
         prometheus_port=metrics_port,
         prometheus_multiproc_dir=metrics_dir,
         setup_fnc=prepare_job_process,
+        preload_modules=list(PRELOAD_MODULES),
     )
     server.rtc_session(functools.partial(entrypoint, sessions=sessions), agent_name=agent_name)
     return server
@@ -113,7 +120,9 @@ def prepared_server(argv: list[str], sessions: SessionFactory = build_session) -
         main.agent, call.save_timeout_seconds, sessions, metrics_port=port, metrics_dir=metrics_dir
     )
     # the journals of dead jobs, swept for the life of this process (`worker.sweeping`)
-    sweeper = SweeperTask(call, sweep_config(main.settings, call), default_catalog())
+    # and the ops log's retention on its pool (`worker.ops_retention`), as the web process does
+    retention = RetentionConfig(main.settings.memory_ops_retention_days)
+    sweeper = SweeperTask(call, sweep_config(main.settings, call), default_catalog(), retention)
     hold_sweeper(server, sweeper)
     watch_job_processes(server, sweeper.heard)  # `call.lost` counts what its journal held
     server.on("worker_started", scrub_livekit_content)  # livekit's handler exists by then

@@ -19,6 +19,7 @@ from memory.contract import limits
 from memory.settings import CodeDefaults
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+AGENT_ID_RULE = f"{_NAME.pattern}, at most {limits.MAX_AGENT_ID_CHARS} characters"
 
 
 class CatalogError(ValueError):
@@ -84,8 +85,13 @@ class Catalog:
         return {a.name: a.memory.identity_key for a in self if a.memory.identity_key is not None}
 
 
+def valid_agent_id(name: str) -> bool:
+    """Whether `name` may be an agent's id (`AGENT_ID_RULE`): the catalog's one rule."""
+    return len(name) <= limits.MAX_AGENT_ID_CHARS and _NAME.fullmatch(name) is not None
+
+
 def _check(agent: AgentSpec) -> None:
-    if len(agent.name) > limits.MAX_AGENT_ID_CHARS or not _NAME.fullmatch(agent.name):
+    if not valid_agent_id(agent.name):
         raise CatalogError(f"agent name {agent.name!r} must match {_NAME.pattern}")
     try:
         prompt(agent.prompt_name)

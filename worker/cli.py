@@ -1,4 +1,5 @@
-"""`caller-memory`, the one command: `memory ...`, `docs ...`, `dial`, `web` and `worker`.
+"""`caller-memory`, the one command: `memory ...`, `docs ...`, `sessions ...`, `dial`, `web`
+and `worker`.
 
 Results print as JSON on stdout in the HTTP API's shape (camelCase keys, ISO timestamps). A
 refusal prints one `error: ...` line on stderr: exit code 2 for bad input or configuration, 1
@@ -30,6 +31,7 @@ from worker.dispatcher import Dispatcher, LiveKitFailed
 from worker.docs_commands import docs_app
 from worker.memory_commands import memory_app
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused
+from worker.session_commands import sessions_app
 from worker.voice_settings import LIVEKIT_TOGETHER, TRUNK_VAR, voice_settings
 
 app = typer.Typer(
@@ -42,6 +44,7 @@ app = typer.Typer(
 )
 app.add_typer(memory_app, name="memory")
 app.add_typer(docs_app, name="docs")
+app.add_typer(sessions_app, name="sessions")
 
 
 def print_json(body: dict[str, Any]) -> None:

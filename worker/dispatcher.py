@@ -1,7 +1,7 @@
 """Starting calls on LiveKit from the web process: a browser test room, or an outbound call.
 
 Both create a room and dispatch the named agent into it explicitly, with job metadata the server
-wrote (`worker.identities`). Identities never go into room metadata or the browser's token:
+wrote (`chat.identities`). Identities never go into room metadata or the browser's token:
 every participant can read those, and a participant could choose them. The browser gets a token
 for that one room, under a random identity that is not the operator's, for a short time.
 LiveKit's errors and an unreachable server become one `LiveKitFailed` here, which the error

@@ -19,7 +19,8 @@ import typer
 from callmemory import environment
 from callmemory.config import long_op_limits, memory_config, pool_timeouts
 from infra import tracing
-from infra.database import EmbeddedStartFailed, create_pool, database_url
+from infra.database import create_pool, database_url
+from infra.embedded import EmbeddedStartFailed
 from infra.logs import configure_logging
 from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations

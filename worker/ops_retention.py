@@ -1,14 +1,15 @@
-"""The ops log's retention task in the web process: one held task, off the request path.
+"""The ops log's retention task: one held task, off the request path, in every web process and
+in every worker's main process (on its sweeper's pool, `worker.sweeping`).
 
 Every `interval_seconds` it deletes the `memory.ops` events older than the window, in batches
-(`memory.store.expire_ops`). Several web processes may run it at once: batches skip the rows
-another one holds. A failed pass is logged by type and tried again at the next interval; the
-task's own end (a bug) is retrieved and logged.
+(`memory.store.expire_ops`). Any number of processes may run it at once, with no lock or
+leader: a batch skips the rows another one holds, and deleting what is already gone is a no-op.
+A failed pass is logged by type and tried again at the next interval; the task's own end (a
+bug) is retrieved and logged (`worker.periodic`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ import structlog
 
 from memory.contract import MemoryFailure
 from memory.store import expire_ops
+from worker.periodic import running_every
 
 log = structlog.get_logger(__name__)
 
@@ -50,24 +52,10 @@ async def retention_pass(pool: asyncpg.Pool, config: RetentionConfig) -> int | N
     return deleted
 
 
-async def _every(pool: asyncpg.Pool, config: RetentionConfig) -> None:
-    while True:
-        await retention_pass(pool, config)
-        await asyncio.sleep(config.interval_seconds)
-
-
-def _retrieve_failure(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and (error := task.exception()) is not None:
-        log.error("ops_retention.crashed", error_type=type(error).__name__)
-
-
 @contextlib.asynccontextmanager
 async def retention_running(pool: asyncpg.Pool, config: RetentionConfig) -> AsyncIterator[None]:
     """The task runs while the block does; it is cancelled and awaited at the block's end."""
-    task = asyncio.create_task(_every(pool, config), name="ops-retention")
-    task.add_done_callback(_retrieve_failure)
-    try:
+    async with running_every(
+        "ops-retention", config.interval_seconds, lambda: retention_pass(pool, config)
+    ):
         yield
-    finally:
-        task.cancel()
-        await asyncio.wait({task})  # its failure, if any, was retrieved and logged

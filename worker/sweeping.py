@@ -4,7 +4,10 @@
 server's own loop). Every worker of a deployment runs one; the leases in Postgres make exactly
 one act on each journal (`lifecycle.sweeper`). It uses its own small pool and memory, built
 from the main process's settings (the pool opened first, retried each interval while the
-database is away), and sweeps the journals of the catalog's agents.
+database is away), and sweeps the journals of the catalog's agents. On the same pool it runs
+the ops log's retention (`worker.ops_retention`), so a deployment of workers alone keeps the log
+bounded; with web processes too, every one of them runs it: batches are idempotent and skip
+the rows another holds, so no lock or leader is needed.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from lifecycle.sweeper import SweepConfig, Sweeper
 from memory.contract import Unavailable
 from memory.store import HeardTurns, heard_turns
 from worker.catalog import Catalog
+from worker.ops_retention import RetentionConfig, retention_running
 
 log = structlog.get_logger(__name__)
 
@@ -44,9 +48,16 @@ def sweep_config(settings: environment.Environment, call: CallConfig) -> SweepCo
 class SweeperTask:
     """The main process's sweeper task; its failure is retrieved and logged by type."""
 
-    def __init__(self, config: CallConfig, sweep: SweepConfig, catalog: Catalog) -> None:
+    def __init__(
+        self,
+        config: CallConfig,
+        sweep: SweepConfig,
+        catalog: Catalog,
+        retention: RetentionConfig | None = None,
+    ) -> None:
         self._config = config
         self._sweep = sweep
+        self._retention = retention
         self._agents = frozenset(agent.name for agent in catalog)
         self.task: asyncio.Task[None] | None = None
         self._runtime: Runtime | None = None
@@ -62,9 +73,12 @@ class SweeperTask:
         try:
             await _connected(runtime, self._sweep.interval_seconds)
             self._runtime = runtime
-            await Sweeper(
-                runtime.pool, runtime.memory, self._agents.__contains__, self._sweep
-            ).run()
+            sweeper = Sweeper(runtime.pool, runtime.memory, self._agents.__contains__, self._sweep)
+            if self._retention is None:
+                await sweeper.run()
+                return
+            async with retention_running(runtime.pool, self._retention):  # as the web's
+                await sweeper.run()
         finally:
             self._runtime = None
             await runtime.aclose()

@@ -20,7 +20,7 @@ from memory.contract._errors import (
     SchemaMissing,
     Unavailable,
 )
-from memory.contract._limits import DEFAULT_RECALL_CALLS, MAX_HISTORY_VERSIONS
+from memory.contract._limits import DEFAULT_RECALL_CALLS, MAX_HISTORY_VERSIONS, MAX_RECALL_CALLS
 from memory.contract._models import (
     AddOutcome,
     AppliedOp,
@@ -45,6 +45,7 @@ __all__ = [
     "DEFAULT_RECALL_CALLS",
     "FORBIDDEN_RULE",
     "MAX_HISTORY_VERSIONS",
+    "MAX_RECALL_CALLS",
     "AddOutcome",
     "AppliedOp",
     "CallMetadata",

@@ -9,6 +9,13 @@ from memory.documents._documents import Documents
 from memory.documents._errors import RAG_ERROR_CODES, RAG_FAILURES, RagFailure, RagTooLarge
 from memory.documents._models import Collection, DocumentInfo, Hit, Original, Retrieval
 from memory.documents._parsing import CONTENT_TYPES, content_type_of, extract
+from memory.documents._recovery import (
+    DEFAULT_STALE_SECONDS,
+    INTERRUPTED,
+    MAX_RECOVERIES,
+    Recovered,
+    step_for,
+)
 from memory.documents._requests import (
     DEFAULT_NAMESPACE,
     DEFAULT_TOP_K,
@@ -23,10 +30,13 @@ __all__ = [
     "CHUNK_OVERLAP",
     "CONTENT_TYPES",
     "DEFAULT_NAMESPACE",
+    "DEFAULT_STALE_SECONDS",
     "DEFAULT_TOP_K",
+    "INTERRUPTED",
     "MAX_CHUNKS",
     "MAX_DOCUMENT_BYTES",
     "MAX_QUERY_CHARS",
+    "MAX_RECOVERIES",
     "MAX_TOP_K",
     "RAG_ERROR_CODES",
     "RAG_FAILURES",
@@ -37,9 +47,11 @@ __all__ = [
     "Original",
     "RagFailure",
     "RagTooLarge",
+    "Recovered",
     "Retrieval",
     "chunk_text",
     "content_type_of",
     "extract",
     "fold_whitespace",
+    "step_for",
 ]

@@ -31,7 +31,13 @@ from memory.documents._errors import (
 )
 from memory.documents._models import Collection, DocumentInfo, Original, Retrieval
 from memory.documents._parsing import content_type_of, extract
-from memory.documents._store import DocumentStore, NewDocument
+from memory.documents._recovery import (
+    DEFAULT_STALE_SECONDS,
+    MAX_PER_PASS,
+    Recovered,
+    recover_pass,
+)
+from memory.documents._store import Abandoned, DocumentStore, NewDocument
 from memory.search import EMBEDDING_DIMENSIONS, MAX_BATCH, EmbeddingModel
 
 T = TypeVar("T")
@@ -130,7 +136,7 @@ class Documents:
     async def _complete(self, doc: str, collection: int, source: str, chunks: list[str]) -> None:
         started = time.perf_counter()
         try:
-            vectors = await self._embed(chunks)
+            vectors = await self._embed(chunks, doc)
             written = await self._store.finish(doc, collection, source, chunks, vectors)
         except RagFailure as failure:
             await self._store.fail(doc, failure.code)
@@ -145,11 +151,14 @@ class Documents:
             chunks_per_second=round(len(chunks) / seconds, 1) if seconds > 0 else None,
         )
 
-    async def _embed(self, texts: list[str]) -> list[str]:
+    async def _embed(self, texts: list[str], document: str | None = None) -> list[str]:
+        """Vectors in batches; an ingest's `document` is touched after each (it is alive)."""
         vectors: list[str] = []
         try:
             for at in range(0, len(texts), MAX_BATCH):
                 vectors.extend(await self._model.embed(texts[at : at + MAX_BATCH]))
+                if document is not None:
+                    await self._store.touch(document)
         except MemoryFailure as failure:
             raise RagModelFailed(failure.message) from None
         return vectors
@@ -186,7 +195,8 @@ class Documents:
     async def retrieve(
         self, text: object, top_k: object = checks.DEFAULT_TOP_K, namespace: object = None
     ) -> Result[Retrieval]:
-        """The chunks of one collection closest in meaning to `text`, best first."""
+        """The `top_k` chunks of one collection that best answer `text`, best first: by
+        meaning, and by text when the query's words are rare (`_ranking`)."""
 
         async def work() -> Retrieval:
             query, k, ns = checks.query(text), checks.top_k(top_k), checks.namespace(namespace)
@@ -194,7 +204,7 @@ class Documents:
             collection = await self._collection(ns, model, create=False)
             started = time.perf_counter()
             [vector] = await self._embed([query])
-            hits = await self._store.nearest(collection, vector, k)
+            hits = await self._store.hybrid(collection, vector, query, k)
             log.info(
                 "documents.retrieved",
                 namespace=ns,
@@ -245,6 +255,30 @@ class Documents:
             return doc
 
         return await _enveloped(work)
+
+    async def recover(
+        self, stale_seconds: float = DEFAULT_STALE_SECONDS, most: int = MAX_PER_PASS
+    ) -> Result[Recovered]:
+        """Ingest again, from their originals, up to `most` documents a stopped process left
+        `pending` for over `stale_seconds` (`memory.documents._recovery`)."""
+
+        async def work() -> Recovered:
+            return await recover_pass(self._store, self._again, stale_seconds, most)
+
+        return await _enveloped(work)
+
+    async def _again(self, doc: str, original: Abandoned) -> bool:
+        """One abandoned ingest, done again; False when it failed (marked with its code)."""
+        try:
+            model = self._require_model()
+            extracted = await asyncio.to_thread(extract, original.content_type, original.body)
+            chunks = chunk_text(extracted.text)
+            collection = await self._collection(original.namespace, model, create=False)
+            await self._complete(doc, collection, original.source, chunks)
+        except RagFailure as failure:
+            await self._store.fail(doc, failure.code)  # a no-op when `_complete` did it
+            return False
+        return True
 
     async def drain(self, grace_seconds: float | None = None) -> None:
         """Wait for background ingests; past `grace_seconds` they are cancelled (their documents

@@ -34,9 +34,10 @@ class DocumentInfo:
 @dataclass(frozen=True, slots=True)
 class Hit:
     content: str
-    score: float  # 1 - cosine distance / 2: 1 same direction, 0.5 unrelated, 0 opposite
+    score: float  # the ranking's score, 0..1 (hybrid: fused ranks, `memory.documents._ranking`)
     chunk: int  # the chunk's position in its document, from 0
     document: DocumentInfo
+    similarity: float  # 1 - cosine distance / 2: 1 same direction, 0.5 unrelated, 0 opposite
 
 
 @dataclass(frozen=True, slots=True)

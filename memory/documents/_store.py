@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import asyncpg
 
@@ -17,6 +18,13 @@ from memory.documents._errors import (
     RagUnavailable,
 )
 from memory.documents._models import Collection, DocumentInfo, Hit
+from memory.documents._ranking import (
+    CANDIDATES,
+    LEXICAL_SELECTIVE,
+    LEXICAL_WORDS,
+    Ranked,
+    fused,
+)
 from memory.store import DB_ERRORS, MISSING
 
 _S = "stackbone_platform"
@@ -54,6 +62,18 @@ _READY = f"""update {_S}.doc_documents
 _FAILED = f"""update {_S}.doc_documents
     set status = 'failed', error_code = $2, updated_at = now()
     where id = $1 and status = 'pending'"""
+_TOUCH = f"""update {_S}.doc_documents set updated_at = now()
+    where id = $1 and status = 'pending'"""
+# the oldest document pending and untouched for $1 seconds, claimed: one process takes it
+_CLAIM = f"""update {_S}.doc_documents d
+    set updated_at = now(), ingest_attempts = d.ingest_attempts + 1
+    where d.id = (select id from {_S}.doc_documents
+                  where status = 'pending' and updated_at < now() - make_interval(secs => $1)
+                  order by updated_at limit 1 for update skip locked)
+    returning d.id::text, d.ingest_attempts"""
+_ABANDONED = f"""select c.namespace, d.source, d.title, d.content_type, o.body
+    from {_DOC_FROM} join {_S}.doc_originals o on o.document_id = d.id
+    where d.id = $1::uuid and d.status = 'pending'"""
 _DOCUMENTS = f"""select {_DOC_COLUMNS} from {_DOC_FROM}
     where c.namespace = $1 order by d.created_at, d.id"""
 _DOCUMENT = f"select {_DOC_COLUMNS} from {_DOC_FROM} where d.id = $1::uuid"
@@ -66,6 +86,57 @@ _NEAREST = f"""select n.content, n.distance, n.seq, {_DOC_COLUMNS}
     join {_S}.doc_documents d on d.id = n.document_id
     join {_S}.doc_collections c on c.id = d.collection_id
     order by n.distance, n.document_id, n.seq"""
+# Both lists of hybrid ranking in one round trip, every row with its cosine distance, its list
+# (0: meaning, 1: text) and its rank there. Meaning: the nearest chunks (HNSW). Text: the query's
+# words folded as for facts (0004, 0013), the LEXICAL_WORDS longest (a bound on a long query's
+# probes; codes are long); each word's chunks are counted through the GIN index (at most $5 + 1
+# read, but the index's bitmap holds all of the word's chunks), except a word that ANALYZE's
+# statistics of the column (`most_common_elems`) say is in more than $5 chunks of the whole
+# table: it is taken as common unread. The rarest word found in 1..$5 chunks picks the chunks,
+# ranked by how densely they hold any of the query's words (`ts_rank_cd` over `w1 | w2 | ...`).
+_WORD_QUERY = "plainto_tsquery('simple', w.word)"
+_HYBRID = f"""with semantic as (
+        select n.document_id, n.seq, n.content, n.distance
+        from {_S}.nearest_chunks($1, $2::text::vector, $3) n),
+    words as (
+        select word from unnest(tsvector_to_array(
+            to_tsvector('simple', {_S}.search_fold($4)))) as word
+        order by length(word) desc, word limit {LEXICAL_WORDS}),
+    common as (
+        select e.word from (
+            select unnest(s.most_common_elems::text::text[]) as word,
+                unnest(s.most_common_elem_freqs) as freq
+            from pg_stats s
+            where s.schemaname = '{_S}' and s.tablename = 'doc_chunks'
+                and s.attname = 'search_text') e
+        where e.freq * (select reltuples from pg_class
+                        where oid = '{_S}.doc_chunks'::regclass) > $5),
+    counted as (
+        select {_WORD_QUERY} as q, case when w.word in (select word from common) then $5 + 1
+            else (select count(*) from (
+                select 1 from {_S}.doc_chunks c
+                where c.collection_id = $1 and c.search_text @@ {_WORD_QUERY}
+                limit $5 + 1) as found) end as n, w.word
+        from words w),
+    rarest as (select q from counted where n between 1 and $5 order by n, word limit 1),
+    any_word as (select string_agg('(' || q::text || ')', ' | ')::tsquery as q from counted),
+    lexical as (
+        select c.document_id, c.seq, c.content, c.embedding <=> $2::text::vector as distance,
+            ts_rank_cd(c.search_text, a.q, 32) as text_rank
+        from {_S}.doc_chunks c, rarest r, any_word a
+        where c.collection_id = $1 and c.search_text @@ r.q
+        order by text_rank desc, c.document_id, c.seq
+        limit $3),
+    both_lists as (
+        select 0 as list, row_number() over (order by distance, document_id, seq) as rank,
+            document_id, seq, content, distance from semantic
+        union all
+        select 1, row_number() over (order by text_rank desc, document_id, seq),
+            document_id, seq, content, distance from lexical)
+    select b.list, b.rank, b.content, b.distance, b.seq, {_DOC_COLUMNS}
+    from both_lists b
+    join {_S}.doc_documents d on d.id = b.document_id
+    join {_S}.doc_collections c on c.id = d.collection_id"""
 
 
 @contextlib.asynccontextmanager
@@ -90,7 +161,25 @@ class NewDocument:
     model: str
 
 
-def document_of(row: asyncpg.Record, at: int = 0) -> DocumentInfo:
+@dataclass(frozen=True, slots=True)
+class Abandoned:
+    """What an ingest needs again: the kept original and its labels."""
+
+    namespace: str
+    source: str
+    title: str
+    content_type: str
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    id: str
+    attempts: int  # recoveries so far, this one included
+    original: Abandoned | None  # None: no longer pending
+
+
+def document_of(row: asyncpg.Record | tuple[Any, ...], at: int = 0) -> DocumentInfo:
     return DocumentInfo(*row[at : at + 12])
 
 
@@ -100,8 +189,9 @@ def score(distance: float) -> float:
 
 
 class DocumentStore:
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, *, lexical_selective: int = LEXICAL_SELECTIVE) -> None:
         self._pool = pool
+        self._selective = lexical_selective
 
     async def vectors_enabled(self) -> bool:
         async with rag_translated(RagUnavailable, "documents capability check"):
@@ -160,6 +250,23 @@ class DocumentStore:
         async with rag_translated(RagPersistFailed, "document status"):
             await self._pool.execute(_FAILED, document, code)
 
+    async def touch(self, document: str) -> None:
+        """Mark an ingest under way as alive (recovery passes over it)."""
+        async with rag_translated(RagPersistFailed, "document status"):
+            await self._pool.execute(_TOUCH, document)
+
+    async def claim_abandoned(self, stale_seconds: float) -> Claimed | None:
+        """The oldest document left `pending` for `stale_seconds`, claimed, with its original;
+        None when there is none."""
+        async with rag_translated(RagUnavailable, "abandoned ingest claim"):
+            claimed = await self._pool.fetchrow(_CLAIM, stale_seconds)
+            if claimed is None:
+                return None
+            row = await self._pool.fetchrow(_ABANDONED, claimed[0])
+        if row is None:  # deleted or finished meanwhile
+            return Claimed(claimed[0], claimed[1], None)
+        return Claimed(claimed[0], claimed[1], Abandoned(*row))
+
     async def documents(self, namespace: str) -> list[DocumentInfo]:
         async with rag_translated(RagUnavailable, "document listing"):
             return [document_of(r) for r in await self._pool.fetch(_DOCUMENTS, namespace)]
@@ -179,6 +286,26 @@ class DocumentStore:
             return str(await self._pool.execute(_DELETE, document)) == "DELETE 1"
 
     async def nearest(self, collection: int, vector: str, n: int) -> list[Hit]:
+        """By meaning alone: the score is the similarity (`score`)."""
         async with rag_translated(RagUnavailable, "document search"):
             rows = await self._pool.fetch(_NEAREST, collection, vector, n)
-        return [Hit(r[0], score(float(r[1])), int(r[2]), document_of(r, 3)) for r in rows]
+        return [_hit(r, score(float(r[1]))) for r in rows]
+
+    async def hybrid(self, collection: int, vector: str, query: str, n: int) -> list[Hit]:
+        """By meaning and by text, fused (`memory.documents._ranking`)."""
+        async with rag_translated(RagUnavailable, "document search"):
+            rows = await self._pool.fetch(
+                _HYBRID, collection, vector, CANDIDATES, query, self._selective
+            )
+        rows = sorted(rows, key=lambda r: (r[0], r[1]))
+        found = {(r[5], int(r[4])): tuple(r)[2:] for r in rows}  # by document id, position
+        semantic, lexical = (
+            [Ranked(r[5], int(r[4]), float(r[3])) for r in rows if r[0] == which]
+            for which in (0, 1)
+        )
+        return [_hit(found[(h.document, h.chunk)], s) for h, s in fused(semantic, lexical, n)]
+
+
+def _hit(row: asyncpg.Record | tuple[Any, ...], ranked: float) -> Hit:
+    """From `content, distance, seq, <document columns>`; `ranked` is the hit's score."""
+    return Hit(row[0], ranked, int(row[2]), document_of(row, 3), score(float(row[1])))

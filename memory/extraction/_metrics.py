@@ -11,6 +11,10 @@ from typing import Final
 
 from prometheus_client import Counter, Histogram
 
+from infra.prometheus_dir import ensure_multiprocess_dir
+
+ensure_multiprocess_dir()  # before the first metric: see infra.prometheus_dir
+
 NO_CODE: Final = "none"
 
 EXTRACTIONS: Final = Counter(

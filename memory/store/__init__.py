@@ -28,6 +28,7 @@ from memory.store._journal import (
 )
 from memory.store._ops_log import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
 from memory.store._ops_retention import expire_ops, expire_ops_batch
+from memory.store._overview import AgentOverview, FailedSaves, overview
 from memory.store._settings import (
     Queryable,
     StoredSettings,
@@ -45,8 +46,10 @@ __all__ = [
     "MAX_LIMIT",
     "MISSING",
     "ActivityEntry",
+    "AgentOverview",
     "ClaimedJournal",
     "ExtractionSettings",
+    "FailedSaves",
     "HeardTurns",
     "JournalEntry",
     "JournalHeader",
@@ -70,6 +73,7 @@ __all__ = [
     "offer_code_bindings",
     "open_journal",
     "ops_after",
+    "overview",
     "record_interrupted",
     "save_settings",
     "settings_store",

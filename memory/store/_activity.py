@@ -39,16 +39,20 @@ async def record_activity(
 
 
 async def list_activity(
-    db: Queryable, agent_id: str | None, limit: int
+    db: Queryable, agent_id: str | None, limit: int, agents: list[str] | None = None
 ) -> tuple[ActivityEntry, ...]:
-    """Newest first; `agent_id` None lists every entry, shared extraction changes included."""
+    """Newest first; `agent_id` None lists every entry, shared extraction changes included.
+    `agents`: only entries of these agents (no shared change)."""
     async with translated(Unavailable, "activity read"):
         rows = await db.fetch(
             f"""select id, at, actor, agent_id, action, fields
             from {_S}.memory_settings_activity
-            where $1::text is null or agent_id = $1 order by id desc limit $2""",
+            where ($1::text is null or agent_id = $1)
+                and ($3::text[] is null or agent_id = any($3::text[]))
+            order by id desc limit $2""",
             agent_id,
             limit,
+            agents,
         )
     return tuple(
         ActivityEntry(r["id"], r["at"], r["actor"], r["agent_id"], r["action"], tuple(r["fields"]))

@@ -27,6 +27,8 @@ from memory.contract import (
     Unavailable,
     Written,
 )
+from memory.settings import CallSettings, CodeDefaults
+from memory.store import _settings as settings_store
 from memory.store import _write_statement as write_statement
 from memory.store._db_errors import translated
 
@@ -70,9 +72,12 @@ _HISTORY = f"""select v.fact_seq, v.seq, v.fact_id::text, v.id::text, v.content,
   select f.seq, null, f.id::text, f.version_id::text, f.content, f.updated_at, null, null
     from {_S}.memory_facts f where f.agent_id = $1 and f.user_id = $2"""
 
-_CAPABILITY = f"""select to_regclass('{_S}.memory_fact_versions') is not null as schema_ok,
-    to_regclass('{_S}.capabilities') is not null
-      and exists(select 1 from {_S}.capabilities where name = $1) as capability_ok"""
+_CAPABLE = """to_regclass('{s}.memory_fact_versions') is not null as schema_ok,
+    to_regclass('{s}.capabilities') is not null
+      and exists(select 1 from {s}.capabilities where name = ${n}) as capability_ok"""
+_CAPABILITY = "select " + _CAPABLE.format(s=_S, n=1)
+# a job's first statement: the capability check and the agent's settings in one round trip
+_CHECKED_SETTINGS = settings_store.with_columns(_CAPABLE.format(s=_S, n=2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +154,19 @@ class MemoryStore:
         if not row["capability_ok"]:
             raise CapabilityUnavailable(f"the database does not advertise {CAPABILITY}")
         self._capable = True
+
+    async def call_settings(self, agent_id: str, code: CodeDefaults) -> CallSettings:
+        """The agent's call settings, the capability checked by the same statement.
+
+        A capable answer counts as `ensure_capability`'s; an incapable one is not kept, so
+        recall then fails with the code `ensure_capability` raises. Unreadable settings (a
+        missing table included) raise as `load_call_settings` does.
+        """
+        async with translated(Unavailable, "settings read"):
+            row = await self._pool.fetchrow(_CHECKED_SETTINGS, agent_id, CAPABILITY)
+        assert row is not None
+        self._capable = self._capable or bool(row["schema_ok"] and row["capability_ok"])
+        return settings_store.call_settings_of(row, code)
 
     async def recall(self, agent_id: str, user_id: str, calls: int) -> Recall:
         async with translated(Unavailable, "recall"):

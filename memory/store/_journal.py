@@ -36,6 +36,7 @@ class JournalHeader:
     brief: Brief
     consolidate: str
     started_at: datetime
+    time_zone: str | None = None  # the agent's IANA zone at room open, dating the save
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +69,8 @@ class HeardTurns:
 
 
 _OPEN = f"""insert into {_J} (job_id, agent_id, user_id, instructions, brief_remember,
-        brief_forget, consolidate, started_at)
-    values ($1, $2, $3, $4, $5::text[], $6::text[], $7, $8)
+        brief_forget, consolidate, started_at, time_zone)
+    values ($1, $2, $3, $4, $5::text[], $6::text[], $7, $8, $9)
     on conflict (job_id, agent_id, user_id) do update set heartbeat_at = now()
     returning id::text"""
 
@@ -96,7 +97,7 @@ _CLAIM = f"""update {_J} j set lease_holder = $1, lease_until = now() + make_int
         order by heartbeat_at limit $4
         for update skip locked)
     returning j.id::text, j.job_id, j.agent_id, j.user_id, j.instructions, j.brief_remember,
-        j.brief_forget, j.consolidate, j.started_at, j.covered, j.heartbeat_at,
+        j.brief_forget, j.consolidate, j.started_at, j.time_zone, j.covered, j.heartbeat_at,
         extract(epoch from now() - j.heartbeat_at)::float8 as silent, j.save_started"""
 
 # the sweeper's own "save started": only under its lease, only while the job stays silent
@@ -133,6 +134,7 @@ async def open_journal(pool: asyncpg.Pool, header: JournalHeader) -> str:
         list(header.brief.forget),
         header.consolidate,
         header.started_at,
+        header.time_zone,
     )
     return str(value)
 
@@ -231,6 +233,7 @@ def _claimed(row: asyncpg.Record) -> ClaimedJournal:
         brief=Brief(tuple(row["brief_remember"]), tuple(row["brief_forget"])),
         consolidate=row["consolidate"],
         started_at=row["started_at"],
+        time_zone=row["time_zone"],
     )
     return ClaimedJournal(
         id=row["id"],

@@ -83,6 +83,17 @@ async def load_settings(db: Queryable, agent_id: str) -> StoredSettings:
     return _stored(row)
 
 
+def with_columns(columns: str) -> str:
+    """The settings read (agent id `$1`) with `columns` in front of its own."""
+    return _STORED.replace("select ", f"select {columns}, ", 1)
+
+
+def call_settings_of(row: asyncpg.Record, code: CodeDefaults) -> CallSettings:
+    """The effective call settings from a row of the settings read."""
+    stored = _stored(row)
+    return call_settings(stored.overrides, code, stored.binding)
+
+
 async def load_call_settings(db: Queryable, agent_id: str, code: CodeDefaults) -> CallSettings:
     """Effective read/save/instructions and the identity binding, in one round trip."""
     stored = await load_settings(db, agent_id)

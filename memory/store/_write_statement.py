@@ -15,7 +15,8 @@ Data-modifying CTEs do, in one statement, what used to be nine round trips in a 
 4. `del`, `upd` and `ins` apply the plan; `closed` moves the versions that deletes and updates
    end into `memory_fact_versions`; `pruned` drops that person's oldest closed versions beyond
    the bound (how many follows from the counter, without counting rows); `call` inserts the
-   call record (unless the write is a pass without one, `$18`); `ops` and `logged` append the
+   call record (unless the write is a pass without one, `$18`) and `calls_pruned` drops the
+   person's call records beyond `MAX_CALL_RECORDS`, oldest first; `ops` and `logged` append the
    `memory.ops` event's row to the ops log when anything changed (`memory.ops`).
 5. The call's journal (`memory.store._journal`, found by the call's run id, the job id):
    a write with the call record deletes it (`journal_saved`), so what the call heard is either
@@ -40,6 +41,7 @@ import asyncpg
 
 from memory.contract import (
     MAX_HISTORY_VERSIONS,
+    MAX_RECALL_CALLS,
     AppliedOp,
     CallMetadata,
     CallRecord,
@@ -54,6 +56,8 @@ _S = "stackbone_platform"
 
 CALL, ADDED, UPDATED, DELETED, REVISION = range(5)
 _CHANGES: dict[int, Change] = {ADDED: "add", UPDATED: "update", DELETED: "delete"}
+MAX_CALL_RECORDS = MAX_RECALL_CALLS
+"""Call records kept per person: recall returns at most this many, nothing reads older ones."""
 _GATE = "exists (select from rev)"
 _SCOPE = "agent_id = $1 and user_id = $2"
 # the event's instants, rendered as `memory.ops._event.instant` renders them
@@ -126,6 +130,13 @@ WRITE = f"""with old as (
         $12::text, now()
     where {_GATE} and $18::boolean
     returning id, seq, summary, started_at, created_at, duration_seconds, outcome, run_id
+), calls_pruned as (
+    -- a write with a call record keeps the person's newest records before it, up to the bound
+    -- less one (its own is the last): no read can reach past the bound (recall's maximum)
+    delete from {_S}.memory_calls
+    where id in (select id from {_S}.memory_calls where {_SCOPE}
+                 order by started_at desc, seq desc offset {MAX_CALL_RECORDS - 1})
+        and {_GATE} and $18::boolean
 ), ops as (
     select jsonb_agg(o.item order by o.rank, o.seq) as items from (
         select 0 as rank, d.seq, {_op("delete", "d", "null", _UTC.format("now()"), "null")}

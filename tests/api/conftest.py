@@ -33,7 +33,10 @@ KEYS: dict[str, tuple[str, list[str]]] = {
     "memory-eraser": ("memory-eraser-secret-0123456789", ["memory:delete"]),
     "docs-reader": ("docs-reader-secret-0123456789ab", ["documents:read"]),
     "nobody": ("nobody-secret-0123456789abcdefg", []),
+    "sales-only": ("sales-only-secret-0123456789abc", list(SCOPES)),
 }
+# name -> the only agents the key reaches (a key not named here reaches every agent)
+AGENTS: dict[str, list[str]] = {"sales-only": ["sales"]}
 
 Client = TestClient[web.Request, web.Application]
 MakeClient = Callable[..., Awaitable[Client]]
@@ -65,7 +68,10 @@ def build_catalog() -> Catalog:
 
 @pytest.fixture(name="api_keys")
 def _api_keys() -> tuple[ApiKey, ...]:
-    entries = [{"name": n, "key": k, "scopes": s} for n, (k, s) in KEYS.items()]
+    entries = [
+        {"name": n, "key": k, "scopes": s} | ({"agents": AGENTS[n]} if n in AGENTS else {})
+        for n, (k, s) in KEYS.items()
+    ]
     return parse_api_keys(json.dumps(entries))
 
 

@@ -35,6 +35,7 @@ USER = "+34 611 22 33 44"
 # the session a chat turn below opens (support's key is phoneNumber; the turn names nobody)
 SESSION_ID = session_id("session", "support", "openapi", session_scope("phoneNumber", {}))
 CHAT = {"model": "support", "messages": [{"role": "user", "content": "Hi"}]}
+MESSAGES = {**CHAT, "max_tokens": 20}  # Anthropic Messages
 Call = tuple[str, str, Any, str | None]  # method, path, JSON body, key name (None: no key)
 
 CALLS: list[Call] = [
@@ -80,6 +81,8 @@ CALLS: list[Call] = [
     ("GET", "/api/memory/activity?limit=0", None, "config-reader"),  # 400
     ("GET", "/api/memory/ops?agentId=support", None, "memory-reader"),
     ("GET", "/api/memory/ops?agentId=support&limit=501", None, "memory-reader"),  # 400
+    ("GET", "/api/memory/overview", None, "memory-reader"),
+    ("GET", "/api/memory/overview?agentId=support", None, "memory-reader"),  # 400
     ("GET", "/api/voice/agents", None, "admin"),
     (
         "POST",
@@ -93,6 +96,10 @@ CALLS: list[Call] = [
     ("POST", "/v1/chat/completions", CHAT, "admin"),
     ("POST", "/v1/chat/completions", {**CHAT, "model": "nobody"}, "admin"),  # 404
     ("POST", "/v1/chat/completions", {**CHAT, "n": 3}, "admin"),  # 400
+    ("POST", "/v1/messages", MESSAGES, "admin"),
+    ("POST", "/v1/messages", {**MESSAGES, "model": "nobody"}, "admin"),  # 404
+    ("POST", "/v1/messages", CHAT, "admin"),  # 400: max_tokens
+    ("POST", "/v1/messages", MESSAGES, None),  # 401
     ("GET", "/api/chat/sessions/support", None, "memory-reader"),
     ("GET", f"/api/chat/sessions/support/{SESSION_ID}", None, "memory-reader"),
     ("GET", "/api/chat/sessions/support?limit=0", None, "memory-reader"),  # 400
@@ -147,6 +154,22 @@ async def _document_uploads(
     media = _operation(document, "GET", download)["responses"]["200"]["content"]
     assert original.status == 200 and original.content_type in media
     return body["id"], {("POST", path.split("?", 1)[0]), ("GET", download)}
+
+
+async def _ops_stream(client: Client, document: dict[str, Any]) -> tuple[str, str]:
+    """The live ops stream (server-sent events): one event's data against the document."""
+    path = "/api/memory/ops/stream"
+    async with client.get(f"{path}?agentId=support", headers=auth("memory-reader")) as stream:
+        assert stream.status == 200
+        response = _operation(document, "GET", path)["responses"]["200"]
+        assert stream.content_type in response["content"]
+        lines = []
+        while (line := (await stream.content.readline()).decode()) != "\n":
+            lines.append(line)
+    data = json.loads(next(line for line in lines if line.startswith("data: "))[6:])
+    schema = {**response["x-event-data"], "components": document["components"]}
+    assert not list(Draft202012Validator(schema).iter_errors(data))
+    return ("GET", path)
 
 
 @pytest.fixture(name="livekit")
@@ -225,9 +248,11 @@ async def test_every_answer_matches_the_document(
 ) -> None:
     await _seed(memory, model_server)
     model_server.answer_text("Hello.")  # the chat turn
+    model_server.answer_text("Hello.")  # the Anthropic Messages turn
     document = await (await client.get("/api/openapi.json")).json()
     Draft202012Validator.check_schema({"$defs": document["components"]["schemas"]})
     doc, answered = await _document_uploads(client, document)
+    answered.add(await _ops_stream(client, document))
     statuses: set[int] = set()
     for method, template, body, key in CALLS:
         path = template.replace("{doc}", doc)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from memory.contract import limits
 from memory.contract._errors import ERROR_CODES
 from memory.settings import CodeDefaults
 from worker.catalog import AgentSpec, Catalog, CatalogError, UnknownAgent, default_catalog, prompt
@@ -17,10 +18,13 @@ from worker.http.auth import (
     authorize,
     bearer_token,
     parse_api_keys,
+    undeclared_agents,
 )
 from worker.http.statuses import STATUSES, code_for_status, status_for
 
 SECRET = "s3cret-value-that-is-long-enough"
+
+LONGEST = limits.MAX_AGENT_ID_CHARS
 
 
 class TestCatalog:
@@ -100,6 +104,51 @@ class TestApiKeys:
             parse_api_keys(value)
         assert SECRET not in str(caught.value)
         assert "MEMORY_API_KEYS" in str(caught.value)
+
+    def test_agents_absent_reach_every_agent_listed_reach_only_those(self) -> None:
+        entries = [
+            {"name": "all", "key": SECRET, "scopes": []},
+            {"name": "two", "key": SECRET + "2", "scopes": [], "agents": ["support", "b.2"]},
+        ]
+        every, two = parse_api_keys(json.dumps(entries))
+        assert (every.agents, every.reaches("anything"), every.restricted) == (None, True, False)
+        assert two.agents == frozenset({"support", "b.2"}) and two.restricted
+        assert (two.reaches("support"), two.reaches("sales")) == (True, False)
+
+    @pytest.mark.parametrize(
+        ("agents", "where"),
+        [
+            ([], "0.agents: List should have at least 1 item"),
+            (None, "0.agents: Value error, must be a list of agent ids"),
+            ("support", "0.agents: Input should be a valid array"),
+            ({"support": True}, "0.agents: Input should be a valid array"),
+            ([7], "0.agents.0: Input should be a valid string"),
+            (["sup port"], "0.agents.0: Value error, must be an agent id"),
+            (["-support"], "0.agents.0: Value error, must be an agent id"),
+            (["a" * (LONGEST + 1)], "0.agents.0: Value error, must be an agent id"),
+        ],
+    )
+    def test_bad_agents_are_a_configuration_error_naming_the_field(
+        self, agents: object, where: str
+    ) -> None:
+        entry = {"name": "a", "key": SECRET, "scopes": [], "agents": agents}
+        with pytest.raises(AuthConfigError) as caught:
+            parse_api_keys(json.dumps([entry]))
+        assert str(caught.value).startswith(f"MEMORY_API_KEYS: {where}")
+        assert SECRET not in str(caught.value)
+
+    def test_agents_the_catalog_does_not_declare_are_named_for_a_warning(self) -> None:
+        entries = [
+            {"name": "all", "key": SECRET, "scopes": []},
+            {"name": "typo", "key": SECRET + "2", "scopes": [], "agents": ["suport", "sales"]},
+            {"name": "fine", "key": SECRET + "3", "scopes": [], "agents": ["support"]},
+        ]
+        keys = parse_api_keys(json.dumps(entries))
+        assert undeclared_agents(keys, ["support", "sales"]) == {"typo": ["suport"]}
+
+    def test_the_longest_agent_id_is_accepted(self) -> None:
+        entry = {"name": "a", "key": SECRET, "scopes": [], "agents": ["a" * LONGEST]}
+        assert parse_api_keys(json.dumps([entry]))[0].reaches("a" * LONGEST)
 
     @pytest.mark.parametrize(
         ("header", "token"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+import anthropic
 import asyncpg
 import openai
 import pytest
@@ -28,6 +29,12 @@ KEYS = [
 ]
 CONVERSATION_MODEL = "conversation-model"
 MAX_STEPS = 2
+TOOL_TABLE = [  # agent (its read and save settings) -> the memory tools a turn offers
+    ("quiet", []),
+    ("reader", ["memory_read"]),
+    ("saver", ["memory_save"]),
+    ("both", ["memory_read", "memory_save"]),
+]
 Client = TestClient[web.Request, web.Application]
 MakeClient = Callable[..., Awaitable[Client]]
 
@@ -100,5 +107,14 @@ async def _client(make_client: MakeClient) -> Client:
 @pytest.fixture(name="openai_client")
 async def _openai_client(client: Client) -> AsyncIterator[openai.AsyncOpenAI]:
     sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key=CHAT_KEY, max_retries=0)
+    yield sdk
+    await sdk.close()
+
+
+@pytest.fixture(name="anthropic_client")
+async def _anthropic_client(client: Client) -> AsyncIterator[anthropic.AsyncAnthropic]:
+    sdk = anthropic.AsyncAnthropic(
+        base_url=str(client.make_url("")).rstrip("/"), api_key=CHAT_KEY, max_retries=0
+    )
     yield sdk
     await sdk.close()

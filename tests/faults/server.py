@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psutil
 
-from infra.database import import_pgserver
+from infra.embedded import import_pgserver
 
 READY_SECONDS = 30.0
 

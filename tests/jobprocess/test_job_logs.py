@@ -55,6 +55,8 @@ async def test_under_start_every_call_event_is_one_json_record_with_room_and_job
     assert (ended["outcome"], ended["trigger"]) == ("caller_hung_up", "hang_up")
     assert (finished["status"], finished["reason"]) == ("saved", None)
     assert len(model_server.requests) == 1
+    [preload] = [r for r in w.records() if r["message"] == "preloading plugins"]
+    assert "worker.agent" in preload["packages"]  # job processes start with our modules loaded
     stray = [line for line in w.output if not line.startswith("{") and OURS.search(line)]
     assert stray == []  # nothing of ours printed outside livekit's channel
     assert_private(w.output)

@@ -1,8 +1,9 @@
 """The pre-greeting deadline from room open: each late step names itself, the greeting is on time.
 
 Each step is made late by a real table lock held by another connection (the settings snapshot,
-the capability check, recall); a stalled server (late pool) is in tests/faults. Locks are held
-until the greeting played, so nothing here waits for a lock to go away.
+whose statement also checks the capability, and recall); a stalled server (late pool) is in
+tests/faults. Locks are held until the greeting played, so nothing here waits for a lock to go
+away.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ S = "stackbone_platform"
     ("table", "reason"),
     [
         (f"{S}.memory_identity_bindings", "settings_over_budget"),
-        (f"{S}.capabilities", "capability_over_budget"),
+        # the capability is checked by the settings read's own statement: one round trip
+        (f"{S}.capabilities", "settings_over_budget"),
         (f"{S}.memory_facts", "recall_over_budget"),
     ],
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import asyncpg
 import pytest
@@ -20,6 +21,7 @@ from memory.settings import Brief
 from memory.store import JournalEntry, JournalHeader, append_entries, open_journal
 from testkit.call_harness import saved_transcript
 from testkit.model_server import ModelServer
+from tests.memory.test_extraction_dates import data_of
 
 S = "stackbone_platform"
 AGENT, USER = "support", "+34600111222"
@@ -254,3 +256,29 @@ async def test_appends_after_the_journal_went_write_nothing(pool: asyncpg.Pool) 
     await pool.execute(f"delete from {S}.call_journals")
     assert not await append_entries(pool, journal_id, HEARD)
     assert await pool.fetchval(f"select count(*) from {S}.call_journal_entries") == 0
+
+
+@pytest.mark.parametrize("consolidate", ["call.ended", "turn"])
+async def test_the_lost_save_dates_the_call_in_the_agents_time_zone(
+    pool: asyncpg.Pool, memory: Memory, model_server: ModelServer, consolidate: str
+) -> None:
+    head = header(consolidate=consolidate, time_zone="America/Sao_Paulo")
+    await dead_job(pool, head)
+    model_server.answer([], "Moved.")
+    assert await sweeper(pool, memory).sweep() == ["saved"]
+    conversation = data_of(model_server.requests[0]["messages"])["conversation"]
+    assert conversation["time_zone"] == "America/Sao_Paulo"
+    local = datetime.fromisoformat(conversation["started_at_local"])
+    assert (
+        local.utcoffset() == head.started_at.astimezone(ZoneInfo("America/Sao_Paulo")).utcoffset()
+    )
+
+
+async def test_a_journal_without_a_time_zone_saves_without_one(
+    pool: asyncpg.Pool, memory: Memory, model_server: ModelServer
+) -> None:
+    await dead_job(pool)  # as journals written before the column existed
+    model_server.answer([], "Moved.")
+    assert await sweeper(pool, memory).sweep() == ["saved"]
+    conversation = data_of(model_server.requests[0]["messages"])["conversation"]
+    assert (conversation["time_zone"], conversation["started_at_local"]) == (None, None)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from infra.database import _process_state, clear_stale_postmaster
+from infra.embedded import _process_state, clear_stale_postmaster
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists() or os.environ.get("TEST_DATABASE_URL") is not None,
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(
 START = """
 import asyncio, sys, asyncpg
 from pathlib import Path
-from infra.database import start_embedded
+from infra.embedded import start_embedded
 
 async def check(url):
     conn = await asyncpg.connect(url)
@@ -44,7 +44,7 @@ NON_REAPING_PARENT = """
 import ctypes, sys, time
 from pathlib import Path
 ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
-from infra.database import start_embedded
+from infra.embedded import start_embedded
 start_embedded(Path(sys.argv[1]), cleanup_mode=None)
 print(Path(sys.argv[1], "postmaster.pid").read_text().split()[0], flush=True)
 time.sleep(600)

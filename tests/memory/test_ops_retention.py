@@ -8,6 +8,9 @@ import asyncio
 import asyncpg
 import pytest
 
+from callmemory.config import CallConfig
+from infra.database import PoolTimeouts
+from lifecycle.sweeper import SweepConfig
 from memory.api import Memory
 from memory.contract import CursorExpired
 from memory.store import expire_ops, expire_ops_batch, ops_after
@@ -15,7 +18,9 @@ from memory.store._ops_log import expired
 from testkit.databases import drop_database_under
 from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
+from worker.catalog import default_catalog
 from worker.ops_retention import RetentionConfig, retention_pass, retention_running
+from worker.sweeping import SweeperTask
 
 DAY = 86400.0
 GONE = "select not exists (select from stackbone_platform.memory_ops where id = $1)"
@@ -127,3 +132,37 @@ async def test_a_failed_pass_is_logged_by_type_and_not_raised(
     await drop_database_under(doomed_pool, pg_admin_url)
     assert await retention_pass(doomed_pool, RetentionConfig(days=1)) is None
     assert "ops_retention.failed" in caplog.text
+
+
+async def test_the_worker_main_process_enforces_the_window_on_its_sweeper_pool(
+    memory: Memory,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
+    database_url: str,
+    pool_timeouts: PoolTimeouts,
+) -> None:
+    """A deployment of workers alone keeps the log bounded: the sweeper task runs retention."""
+    ids = await learn(memory, model_server, pool, "support", 2)
+    await age(pool, ids[:1], 2)
+    call = CallConfig(database_url=database_url, database=pool_timeouts)
+    sweep = SweepConfig(
+        lost_after_seconds=60, drop_after_seconds=600, interval_seconds=0.5, lease_seconds=60
+    )
+    retention = RetentionConfig(days=1, interval_seconds=0.05)
+    task = SweeperTask(call, sweep, default_catalog(), retention)
+    task.start()
+    try:
+        await wait_until_gone(pool, ids[0])
+    finally:
+        assert task.task is not None
+        task.task.cancel()
+        await asyncio.wait({task.task})
+    assert [e["id"] for e in await ops_after(pool, "support", ids[0], 100)] == ids[1:]
+
+
+async def wait_until_gone(pool: asyncpg.Pool, event: int) -> None:
+    for _ in range(400):
+        if await pool.fetchval(GONE, event):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the event was not deleted")

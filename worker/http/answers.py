@@ -223,6 +223,19 @@ class OpsLog(_Answer):
     next: int
 
 
+class AgentCounts(_Answer):
+    agentId: str
+    people: int
+    facts: int
+    callsLastDay: int
+    failedSavesLastDay: int
+    failuresByReason: dict[str, int]
+
+
+class Overview(_Answer):
+    agents: list[AgentCounts]
+
+
 class VoiceAgent(_Answer):
     agentId: str
     identityKey: str | None
@@ -266,7 +279,7 @@ class ChatChoice(_Answer):
     index: int
     message: ChatMessageAnswer
     logprobs: None
-    finish_reason: Literal["stop"]
+    finish_reason: Literal["stop", "length", "content_filter"]
 
 
 class ChatUsage(_Answer):
@@ -284,6 +297,43 @@ class ChatCompletion(_Answer):
     model: str
     choices: list[ChatChoice]
     usage: ChatUsage
+
+
+class AnthropicText(_Answer):
+    type: Literal["text"]
+    text: str
+
+
+class AnthropicUsage(_Answer):
+    input_tokens: int
+    output_tokens: int
+
+
+class AnthropicMessage(_Answer):
+    """Anthropic's message object (with `stream: true`, its server-sent events)."""
+
+    id: str
+    type: Literal["message"]
+    role: Literal["assistant"]
+    model: str
+    content: list[AnthropicText]
+    stop_reason: Literal["end_turn", "max_tokens"]
+    stop_sequence: None
+    usage: AnthropicUsage
+
+
+class AnthropicErrorDetail(_Answer):
+    type: str  # Anthropic's error type (invalid_request_error, not_found_error, ...)
+    code: str
+    message: str
+    field: str | None
+
+
+class AnthropicError(_Answer):
+    """An error on the Anthropic Messages wire, in Anthropic's envelope."""
+
+    type: Literal["error"]
+    error: AnthropicErrorDetail
 
 
 class ChatSessionItem(_Answer):

@@ -1,7 +1,10 @@
 """Bearer API keys with scopes, for the HTTP API.
 
-Keys come from `MEMORY_API_KEYS`, a JSON list of `{"name", "key", "scopes"}` objects read once
-at start-up. Only SHA-256 digests of the secrets are kept in memory, and a presented key is
+Keys come from `MEMORY_API_KEYS`, a JSON list of `{"name", "key", "scopes", "agents"?}` objects
+read once at start-up. `agents`, when present, lists the only agents the key reaches (absent: all
+of them); `worker.http.routes_context` enforces it, answering another agent as an unknown one.
+
+Only SHA-256 digests of the secrets are kept in memory, and a presented key is
 compared with every configured digest in constant time, so neither the secret nor which key
 nearly matched leaks through timing. The key's `name` is the actor in the activity log.
 """
@@ -14,7 +17,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
+
+from worker.catalog import AGENT_ID_RULE, valid_agent_id
 
 Scope = Literal[
     "config:read",
@@ -77,9 +91,23 @@ class ApiKey:
     name: str
     digest: bytes
     scopes: frozenset[Scope]
+    agents: frozenset[str] | None = None  # None: every agent
 
     def grants(self, scope: Scope) -> bool:
         return scope in self.scopes or any(scope in _IMPLIED.get(s, ()) for s in self.scopes)
+
+    def reaches(self, agent_id: str) -> bool:
+        return self.agents is None or agent_id in self.agents
+
+    @property
+    def restricted(self) -> bool:
+        return self.agents is not None
+
+
+def _agent_id(value: str) -> str:
+    if not valid_agent_id(value):
+        raise ValueError(f"must be an agent id ({AGENT_ID_RULE})")
+    return value
 
 
 class _KeyEntry(BaseModel):
@@ -88,6 +116,16 @@ class _KeyEntry(BaseModel):
     name: Annotated[str, StringConstraints(min_length=1, max_length=100, pattern=r"^[\w.:@-]+$")]
     key: Annotated[str, StringConstraints(min_length=MIN_SECRET_CHARS, max_length=500)]
     scopes: list[Scope]
+    agents: (
+        Annotated[list[Annotated[str, AfterValidator(_agent_id)]], Field(min_length=1)] | None
+    ) = None
+
+    @field_validator("agents", mode="before")
+    @classmethod
+    def _given_as_a_list(cls, value: object) -> object:
+        if value is None:  # only an absent field means every agent
+            raise ValueError("must be a list of agent ids (leave it out to reach every agent)")
+        return value
 
 
 _ENTRIES = TypeAdapter(list[_KeyEntry])
@@ -113,7 +151,15 @@ def parse_api_keys(text: str | None) -> tuple[ApiKey, ...]:
         raise AuthConfigError(f"{ENV_VAR}: key names must be unique")
     if len({e.key for e in entries}) != len(entries):
         raise AuthConfigError(f"{ENV_VAR}: two entries share the same key")
-    return tuple(ApiKey(e.name, _digest(e.key), frozenset(e.scopes)) for e in entries)
+    return tuple(
+        ApiKey(
+            e.name,
+            _digest(e.key),
+            frozenset(e.scopes),
+            None if e.agents is None else frozenset(e.agents),
+        )
+        for e in entries
+    )
 
 
 def bearer_token(header: str | None) -> str | None:
@@ -126,9 +172,18 @@ def bearer_token(header: str | None) -> str | None:
     return token.strip()
 
 
-def authenticate(keys: Sequence[ApiKey], header: str | None) -> ApiKey:
-    """The configured key matching the header; every digest is compared, in constant time."""
+API_KEY_HEADER = "x-api-key"
+"""Where Anthropic's clients send the key (accepted on the Anthropic Messages wire only)."""
+
+
+def authenticate(keys: Sequence[ApiKey], header: str | None, api_key: str | None = None) -> ApiKey:
+    """The configured key matching the bearer header, or the `x-api-key` header where a route
+    takes it (never both at once); every digest is compared, in constant time."""
     token = bearer_token(header)
+    if api_key is not None:
+        if header is not None:
+            raise Unauthenticated(f"send the API key once: Authorization or {API_KEY_HEADER}")
+        token = api_key.strip() or None
     if token is None:
         raise Unauthenticated("a bearer API key is required")
     presented = _digest(token)
@@ -146,6 +201,19 @@ def authorize(key: ApiKey, scope: Scope) -> None:
         raise Forbidden(f"this API key lacks the {scope} scope")
 
 
+def undeclared_agents(keys: Iterable[ApiKey], declared: Iterable[str]) -> dict[str, list[str]]:
+    """Key name -> the agents it names that the catalog does not declare (a typo reaches
+    nothing), for a start-up warning."""
+    known = set(declared)
+    return {
+        k.name: sorted(k.agents - known) for k in keys if k.agents is not None and k.agents - known
+    }
+
+
 def scopes_of(keys: Iterable[ApiKey]) -> dict[str, tuple[str, ...]]:
-    """Key name -> scopes, for a start-up log line that shows no secret."""
-    return {k.name: tuple(sorted(k.scopes)) for k in keys}
+    """Key name -> scopes (and `agents:<id>` for each agent a restricted key reaches), for a
+    start-up log line that shows no secret."""
+    return {
+        k.name: tuple(sorted(k.scopes)) + tuple(f"agents:{a}" for a in sorted(k.agents or ()))
+        for k in keys
+    }

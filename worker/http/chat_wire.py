@@ -19,7 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from chat import SessionKind
 from memory.contract import InvalidRequest, strict_json
-from worker.identities import InvalidIdentities, check_identities, merge_customer_id
+from worker.identities import (
+    MAX_HEADER_BYTES,
+    InvalidIdentities,
+    check_identities,
+    merge_customer_id,
+)
 
 IDENTITIES_HEADER: Final = "x-stackbone-identities"
 SESSION_HEADER: Final = "x-stackbone-session"
@@ -87,14 +92,17 @@ def _header_problem(header: str, rule: str) -> InvalidRequest:
     return InvalidRequest(f"{header}: {rule}", field=header)
 
 
-def identities_of(request: web.Request, user: object) -> dict[str, str]:
-    """The checked identities map of a turn, `user` folded in as `customerId`."""
+def identities_of(request: web.Request, user: object, user_field: str = "user") -> dict[str, str]:
+    """The checked identities map of a turn, the wire's own identity field (`user_field`: `user`
+    on OpenAI's wire, `metadata.user_id` on Anthropic's) folded in as `customerId`."""
     raw = request.headers.getall(IDENTITIES_HEADER, [])
     if len(raw) > 1:
         raise _header_problem(IDENTITIES_HEADER, "must be sent once")
     parsed: object = None
     if raw:
         text = raw[0]
+        if len(text) > MAX_HEADER_BYTES:
+            raise _header_problem(IDENTITIES_HEADER, f"must be at most {MAX_HEADER_BYTES} bytes")
         if not text.isascii():
             raise _header_problem(
                 IDENTITIES_HEADER, r"must be ASCII: send other characters as \u escapes"
@@ -114,7 +122,7 @@ def identities_of(request: web.Request, user: object) -> dict[str, str]:
     try:
         return merge_customer_id(identities, user)
     except InvalidIdentities as exc:
-        field = IDENTITIES_HEADER if exc.field == "identities" else "user"
+        field = IDENTITIES_HEADER if exc.field == "identities" else user_field
         raise InvalidIdentities(exc.rule, field) from None
 
 

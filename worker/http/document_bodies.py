@@ -55,6 +55,7 @@ def retrieval_body(found: Retrieval) -> Body:
             {
                 "content": hit.content,
                 "score": hit.score,
+                "similarity": hit.similarity,
                 "chunk": hit.chunk,
                 "document": document_body(hit.document),
             }
@@ -102,6 +103,7 @@ class DocumentList(_Answer):
 class DocumentHit(_Answer):
     content: str
     score: float
+    similarity: float
     chunk: int
     document: DocumentItem
 

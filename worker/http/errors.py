@@ -13,7 +13,7 @@ and is logged by type only (a database error can quote the values it rejected).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 import structlog
 from aiohttp import web
@@ -25,8 +25,9 @@ from sip.dialing import InvalidDestination
 from worker.catalog import UnknownAgent
 from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http.auth import AuthFailure
-from worker.http.routes_chat import ModelNotFound
+from worker.http.chat_turns import ModelNotFound
 from worker.http.routes_context import BodyTimedOut, BodyTooLarge, respond
+from worker.http.routes_ops_stream import StreamsFull
 from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.identities import InvalidIdentities
 
@@ -46,6 +47,7 @@ CodedFailure: TypeAlias = (
     | ChatModelFailed
     | SessionBusy
     | SessionNotFound
+    | StreamsFull
 )
 """The failures whose code, message and field may reach the client as they are."""
 
@@ -73,7 +75,8 @@ def translate(failure: Exception) -> Problem:
     """The answer to a failure a route raised (an `HTTPException` below 400 is not a failure)."""
     if isinstance(failure, CodedFailure):
         close = isinstance(failure, BodyTimedOut | BodyTooLarge)
-        return Problem(failure.code, failure.message, failure.field, close=close)
+        retry = (("Retry-After", "1"),) if isinstance(failure, StreamsFull) else ()
+        return Problem(failure.code, failure.message, failure.field, retry, close)
     if isinstance(failure, web.HTTPException):
         allow = failure.headers.get("Allow")
         headers = () if allow is None else (("Allow", allow),)
@@ -83,6 +86,16 @@ def translate(failure: Exception) -> Problem:
 
 OPENAI_PREFIX: Final = "/v1/"
 """Paths of the OpenAI-compatible wire: their errors also carry OpenAI's `type` and `param`."""
+ANTHROPIC_PATH: Final = "/v1/messages"
+"""The Anthropic Messages wire: its errors are in Anthropic's shape."""
+Wire = Literal["plain", "openai", "anthropic"]
+
+
+def wire_of(path: str) -> Wire:
+    """Which error shape a path answers in."""
+    if path == ANTHROPIC_PATH:
+        return "anthropic"
+    return "openai" if path.startswith(OPENAI_PREFIX) else "plain"
 
 
 def _openai_type(status: int) -> str:
@@ -95,18 +108,40 @@ def _openai_type(status: int) -> str:
     return "invalid_request_error" if status < 500 else "server_error"
 
 
-def answer(problem: Problem, *, openai: bool = False) -> web.Response:
-    """The JSON error answer; a 401 also names the scheme the API takes. On the OpenAI wire the
-    same body also carries `type` and `param`, so OpenAI's clients read it as their own."""
+_ANTHROPIC_TYPES: Final = {
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    504: "timeout_error",
+}
+
+
+def _anthropic_type(status: int) -> str:
+    default = "invalid_request_error" if status < 500 else "api_error"
+    return _ANTHROPIC_TYPES.get(status, default)
+
+
+def error_body(problem: Problem, wire: Wire = "plain") -> dict[str, Any]:
+    """The error's JSON body: ours (`code`, `message`, `field`), on the OpenAI wire with its
+    `type` and `param` too, on the Anthropic wire inside Anthropic's envelope with its `type`,
+    so each wire's clients read it as their own."""
     error: dict[str, object] = {
         "code": problem.code,
         "message": problem.message,
         "field": problem.field,
     }
-    if openai:
+    if wire == "openai":
         error |= {"type": _openai_type(problem.status), "param": problem.field}
-    body = {"error": error}
-    response = respond(body, status=problem.status)
+    if wire == "anthropic":
+        return {"type": "error", "error": {"type": _anthropic_type(problem.status), **error}}
+    return {"error": error}
+
+
+def answer(problem: Problem, *, wire: Wire = "plain") -> web.Response:
+    """The JSON error answer; a 401 also names the scheme the API takes."""
+    response = respond(error_body(problem, wire), status=problem.status)
     for name, value in problem.headers:
         response.headers[name] = value
     if response.status == 401:
@@ -124,9 +159,9 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        return answer(translate(exc), openai=request.path.startswith(OPENAI_PREFIX))
+        return answer(translate(exc), wire=wire_of(request.path))
     except Exception as exc:
         problem = translate(exc)
         if problem is UNEXPECTED:  # no traceback: database errors can quote rejected values
             log.error("web.unhandled_error", error_type=type(exc).__name__, method=request.method)
-        return answer(problem, openai=request.path.startswith(OPENAI_PREFIX))
+        return answer(problem, wire=wire_of(request.path))

@@ -13,6 +13,10 @@ from aiohttp import web
 from prometheus_client import REGISTRY, Counter, Histogram
 from prometheus_client.aiohttp import make_aiohttp_handler
 
+from infra.prometheus_dir import ensure_multiprocess_dir
+
+ensure_multiprocess_dir()  # before the first metric: see infra.prometheus_dir
+
 PORT_VAR: Final = "WEB_METRICS_PORT"
 
 REQUESTS: Final = Counter(

@@ -35,6 +35,8 @@ def _schemas(routes: Iterable[Route]) -> dict[str, Any]:
     for route in routes:
         if route.body is not None:
             pairs[route.body] = "validation"
+        if route.errors is not None:
+            pairs[route.errors] = "serialization"
         for _, model in route.answers:
             pairs[model] = "serialization"
     _, top = models_json_schema(list(pairs.items()), ref_template=REF)
@@ -62,7 +64,8 @@ def _operation(route: Route) -> dict[str, Any]:
     responses = {str(status): _json(_ref(model), "success") for status, model in route.answers}
     if not route.answers:  # only the document itself: any JSON object
         responses["200"] = _json({"type": "object"}, "success")
-    responses["default"] = _json(_ref(ErrorAnswer), "an error; the status follows from its code")
+    errors = _ref(route.errors or ErrorAnswer)
+    responses["default"] = _json(errors, "an error; the status follows from its code")
     operation: dict[str, Any] = {"summary": route.summary, "responses": responses}
     if parameters := _parameters(route):
         operation["parameters"] = parameters
@@ -80,9 +83,12 @@ def _operation(route: Route) -> dict[str, Any]:
     if route.download:
         content = {media: binary for media in route.download}
         responses["200"] = {"description": "the bytes", "content": content}
+        for _, model in route.answers:  # a stream: the JSON each of its events carries
+            responses["200"]["x-event-data"] = _ref(model)
     if route.scope != "public":
         operation["security"] = [{"bearer": []}]
         operation["x-scope"] = route.scope
+        operation["x-agents"] = route.agents  # what a key restricted to some agents meets
     return operation
 
 

@@ -10,7 +10,7 @@ from aiohttp import web
 from memory.contract import InvalidRequest
 from memory.store import ActivityEntry, list_activity
 from worker.http import answers
-from worker.http.routes_context import CATALOG, POOL, Route, respond, timestamp
+from worker.http.routes_context import POOL, Route, agent_of, respond, restricted_to, timestamp
 
 PATH = "/api/memory/activity"
 DEFAULT_LIMIT = 50
@@ -38,12 +38,14 @@ def _entry(entry: ActivityEntry) -> dict[str, object]:
 
 
 async def get_activity(request: web.Request) -> web.Response:
-    """Newest first; `agentId` narrows to one agent, otherwise shared changes are included."""
+    """Newest first; `agentId` narrows to one agent, otherwise shared changes are included
+    (for a key that reaches every agent)."""
     agent_id = request.query.get("agentId")
     if agent_id is not None:
-        agent_id = request.app[CATALOG].get(agent_id).name
+        agent_id = agent_of(request, agent_id).name
     limit = parse_limit(request.query.get("limit"))
-    entries = await list_activity(request.app[POOL], agent_id, limit)
+    # a key that reaches only some agents sees their entries only, no shared change
+    entries = await list_activity(request.app[POOL], agent_id, limit, restricted_to(request))
     return respond({"entries": [_entry(e) for e in entries]})
 
 
@@ -53,6 +55,7 @@ ROUTES = (
         PATH,
         get_activity,
         "config:read",
+        agents="listing",
         answers=((200, answers.Activity),),
         query=("agentId", "limit"),
         summary="Settings changes, newest first (field names only)",

@@ -1,7 +1,11 @@
 """What every route module shares: typed app state, the route table entry, JSON in and out.
 
 A route is registered only through `Route`, which must name a scope (or say it is public), so no
-route is open by accident. The wrapper authenticates and authorizes before the handler runs and
+route is open by accident, and what it reaches of the agents (`AgentReach`), so no route forgets
+a key that reaches only some agents: an `{agentId}` in the path is checked here before the
+handler, other routes resolve agents only through `agent_of` and `reachable_agents`.
+
+The wrapper authenticates and authorizes before the handler runs and
 leaves the caller's key on the request for the activity log. Then the handler runs inside the
 app's database deadline (`infra.deadline`): past it the answer is 503 `memory_unavailable` at
 once, and the handler's database work is abandoned to the background. A route that also waits
@@ -41,8 +45,8 @@ from memory.contract import (
     strict_json,
 )
 from memory.documents import RAG_FAILURES
-from worker.catalog import Catalog
-from worker.http.auth import ApiKey, Scope, authenticate, authorize
+from worker.catalog import AgentSpec, Catalog, UnknownAgent
+from worker.http.auth import API_KEY_HEADER, ApiKey, Forbidden, Scope, authenticate, authorize
 from worker.http.serving import LIMITS
 
 T = TypeVar("T")
@@ -57,6 +61,14 @@ DATABASE_DEADLINE = web.AppKey("database_deadline_seconds", float)
 CALLER = web.RequestKey("caller", ApiKey)
 
 
+AgentReach = Literal["one", "listing", "shared"]
+"""What a guarded route touches of the agents, which decides what a key restricted to some agents
+gets: `one`: one agent named in the path, query or body, resolved with `agent_of` (another agent
+is the same 404 as an unknown one); `listing`: several agents, read through `reachable_agents`;
+`shared`: state of every agent (shared extraction settings, document collections), refused to a
+restricted key with 403. Public routes reach none (`None`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Route:
     method: str
@@ -64,6 +76,8 @@ class Route:
     handler: Handler
     scope: Scope | Literal["public"]
     deadline: Literal["route", "own"] = "route"  # "own": the handler bounds its database work
+    # what it reaches of the agents: required of every guarded route (`_check_route`)
+    agents: AgentReach | None = None
     # for the OpenAPI document (`worker.http.openapi`): the model that validates the JSON body,
     # the success answers by status (`worker.http.answers`), the query parameters it reads
     body: type[BaseModel] | None = None
@@ -72,6 +86,8 @@ class Route:
     summary: str = ""
     upload: tuple[str, ...] = ()  # media types of a raw (non-JSON) request body
     download: tuple[str, ...] = ()  # media types of a raw 200 answer
+    api_key_header: bool = False  # the key may also come as `x-api-key` (Anthropic's clients)
+    errors: type[BaseModel] | None = None  # the error answer's model, if not the common one
 
 
 class BodyTimedOut(Exception):
@@ -97,16 +113,33 @@ class BodyTooLarge(Exception):
         super().__init__(self.message)
 
 
+class RouteTableError(ValueError):
+    """A route's declaration contradicts itself; raised when the app is composed."""
+
+
+def _check_route(route: Route) -> None:
+    if (route.scope == "public") != (route.agents is None):
+        raise RouteTableError(f"{route.method} {route.path}: a guarded route must name its agents")
+    if "{agentId}" in route.path and route.agents != "one":
+        raise RouteTableError(f"{route.method} {route.path}: an agent in the path reaches one")
+
+
 def guarded(route: Route) -> Handler:
     """The route's handler behind authentication, its scope check and the database deadline."""
+    _check_route(route)
     scope = route.scope
 
     async def handle(request: web.Request) -> web.StreamResponse:
         if scope != "public":
             keys = request.app[API_KEYS]
-            key = authenticate(keys, request.headers.get("Authorization"))
+            api_key = request.headers.get(API_KEY_HEADER) if route.api_key_header else None
+            key = authenticate(keys, request.headers.get("Authorization"), api_key)
             authorize(key, scope)
             request[CALLER] = key
+            if route.agents == "shared" and key.restricted:
+                raise Forbidden(SHARED_REFUSED)
+            if (agent_id := request.match_info.get("agentId")) is not None:
+                agent_of(request, agent_id)  # before the handler: another agent is unknown
         if route.deadline == "own":
             return await route.handler(request)
         if request.can_read_body:
@@ -123,6 +156,35 @@ async def bounded(request: web.Request, work: Awaitable[T]) -> T:
         return await within(deadline, work, step="http")
     except Late:
         raise Unavailable("the database did not answer within the deadline") from None
+
+
+SHARED_REFUSED = (
+    "this API key reaches only some agents; what all agents share needs a key that reaches all"
+)
+
+
+def agent_of(request: web.Request, agent_id: str) -> AgentSpec:
+    """The catalog's agent of that id, if the caller's key reaches it; else `UnknownAgent` (404),
+    the same answer whether the agent is not declared or not the key's."""
+    key = request.get(CALLER)
+    if key is not None and not key.reaches(agent_id):
+        raise UnknownAgent()
+    return request.app[CATALOG].get(agent_id)
+
+
+def reachable_agents(request: web.Request) -> list[AgentSpec]:
+    """The catalog's agents, in its order, that the caller's key reaches."""
+    key = request.get(CALLER)
+    catalog: Catalog = request.app[CATALOG]
+    return [agent for agent in catalog if key is None or key.reaches(agent.name)]
+
+
+def restricted_to(request: web.Request) -> list[str] | None:
+    """The ids of the reachable agents when the key is restricted; None when it reaches all."""
+    key = request.get(CALLER)
+    if key is None or not key.restricted:
+        return None
+    return [agent.name for agent in reachable_agents(request)]
 
 
 def actor(request: web.Request) -> str:

@@ -16,9 +16,9 @@ from memory.contract import DEFAULT_RECALL_CALLS
 from worker.http import answers
 from worker.http.bodies import delete_body, history_body, recall_body
 from worker.http.routes_context import (
-    CATALOG,
     MEMORY,
     Route,
+    agent_of,
     parse_body,
     read_json,
     respond,
@@ -43,21 +43,21 @@ class PersonBody(BaseModel):
 
 
 async def recall(request: web.Request) -> web.Response:
-    agent = request.app[CATALOG].get(request.match_info["agentId"])
+    agent = agent_of(request, request.match_info["agentId"])
     body = parse_body(RecallBody, await read_json(request))
     memory = unwrap(await request.app[MEMORY].recall(agent.name, body.user_id, body.calls))
     return respond(recall_body(agent.name, body.user_id, memory))
 
 
 async def history(request: web.Request) -> web.Response:
-    agent = request.app[CATALOG].get(request.match_info["agentId"])
+    agent = agent_of(request, request.match_info["agentId"])
     body = parse_body(PersonBody, await read_json(request))
     kept = unwrap(await request.app[MEMORY].history(agent.name, body.user_id))
     return respond(history_body(agent.name, body.user_id, kept))
 
 
 async def delete_all(request: web.Request) -> web.Response:
-    agent = request.app[CATALOG].get(request.match_info["agentId"])
+    agent = agent_of(request, request.match_info["agentId"])
     body = parse_body(PersonBody, await read_json(request))
     outcome = unwrap(await request.app[MEMORY].delete_all(agent.name, body.user_id))
     log.info("memory.customer_erased", agent_id=agent.name, deleted=outcome.deleted)
@@ -70,6 +70,7 @@ ROUTES = (
         f"{PATH}/recall",
         recall,
         "memory:read",
+        agents="one",
         body=RecallBody,
         answers=((200, answers.CustomerMemory),),
         summary="One customer's facts and recent calls",
@@ -79,6 +80,7 @@ ROUTES = (
         f"{PATH}/history",
         history,
         "memory:read",
+        agents="one",
         body=PersonBody,
         answers=((200, answers.FactHistory),),
         summary="Every version of one customer's facts",
@@ -88,6 +90,7 @@ ROUTES = (
         f"{PATH}/delete-all",
         delete_all,
         "memory:delete",
+        agents="one",
         body=PersonBody,
         answers=((200, answers.Erased),),
         summary="Erase one customer for one agent",

@@ -74,12 +74,21 @@ async def put_model(request: web.Request) -> web.Response:
 
 _ANSWER = ((200, answers.Extraction),)
 ROUTES = (
-    Route("GET", PATH, get_extraction, "config:read", answers=_ANSWER, summary="Shared extraction"),
+    Route(
+        "GET",
+        PATH,
+        get_extraction,
+        "config:read",
+        agents="shared",
+        answers=_ANSWER,
+        summary="Shared extraction",
+    ),
     Route(
         "PUT",
         f"{PATH}/guidance/draft",
         put_draft,
         "config:write",
+        agents="shared",
         body=DraftBody,
         answers=_ANSWER,
         summary="Save the guidance draft (it does not run)",
@@ -89,6 +98,7 @@ ROUTES = (
         f"{PATH}/guidance/publish",
         publish,
         "config:write",
+        agents="shared",
         answers=_ANSWER,
         summary="Publish the draft",
     ),
@@ -97,6 +107,7 @@ ROUTES = (
         f"{PATH}/guidance",
         reset,
         "config:write",
+        agents="shared",
         answers=_ANSWER,
         summary="Back to the built-in guidance",
     ),
@@ -105,6 +116,7 @@ ROUTES = (
         f"{PATH}/model",
         put_model,
         "config:write",
+        agents="shared",
         body=ModelBody,
         answers=_ANSWER,
         summary="Model and reasoning effort (null clears)",

@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from aiohttp import web
+from multidict import MultiMapping
 
 from memory.contract import InvalidRequest
 from memory.store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
 from worker.http import answers
-from worker.http.routes_context import CATALOG, POOL, Route, respond
+from worker.http.routes_context import POOL, Route, agent_of, respond
 
 PATH = "/api/memory/ops"
-__all__ = ["MAX_CURSOR", "MAX_LIMIT", "ROUTES"]
+__all__ = ["MAX_CURSOR", "MAX_LIMIT", "ROUTES", "cursor", "parse_query"]
 _PARAMS = frozenset({"agentId", "after", "limit"})
 
 
@@ -32,11 +33,19 @@ def _integer(query: Mapping[str, str], name: str, default: int, low: int, high: 
     return int(value)
 
 
-def parse_query(query: Mapping[str, str]) -> tuple[str, int, int]:
-    """(agent id, cursor, limit) from the query; a bad one is a 400 naming the parameter."""
+def cursor(value: str, name: str) -> int:
+    """A cursor (an event id, 0 for the start) given as `name`; a bad one is a 400 naming it."""
+    return _integer({name: value}, name, 0, 0, MAX_CURSOR)
+
+
+def parse_query(query: MultiMapping[str], params: frozenset[str] = _PARAMS) -> tuple[str, int, int]:
+    """(agent id, cursor, limit) from the query, which may hold only `params`, each once; a bad
+    one is a 400 naming the parameter."""
     for name in query:
-        if name not in _PARAMS:
+        if name not in params:
             raise InvalidRequest(f"{name}: is not a known parameter", field=name)
+        if len(query.getall(name)) > 1:
+            raise InvalidRequest(f"{name}: must be given once", field=name)
     agent_id = query.get("agentId")
     if not agent_id:
         raise InvalidRequest("agentId: is required", field="agentId")
@@ -45,11 +54,8 @@ def parse_query(query: Mapping[str, str]) -> tuple[str, int, int]:
 
 
 async def get_ops(request: web.Request) -> web.Response:
-    for name in _PARAMS:
-        if len(request.query.getall(name, ())) > 1:
-            raise InvalidRequest(f"{name}: must be given once", field=name)
     agent_id, after, limit = parse_query(request.query)
-    agent = request.app[CATALOG].get(agent_id)
+    agent = agent_of(request, agent_id)
     events = await ops_after(request.app[POOL], agent.name, after, limit)
     cursor = events[-1]["id"] if events else after
     return respond({"agentId": agent.name, "events": events, "next": cursor})
@@ -61,6 +67,7 @@ ROUTES = (
         PATH,
         get_ops,
         "memory:read",
+        agents="one",
         answers=((200, answers.OpsLog),),
         query=("agentId", "after", "limit"),
         summary="memory.ops events of one agent after a cursor, oldest first",

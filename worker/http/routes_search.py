@@ -13,9 +13,9 @@ from memory.search import DEFAULT_K, DEFAULT_MODE
 from worker.http import answers
 from worker.http.bodies import search_body
 from worker.http.routes_context import (
-    CATALOG,
     MEMORY,
     Route,
+    agent_of,
     parse_body,
     read_json,
     respond,
@@ -36,7 +36,7 @@ class SearchBody(BaseModel):
 
 
 async def search(request: web.Request) -> web.Response:
-    agent = request.app[CATALOG].get(request.match_info["agentId"])
+    agent = agent_of(request, request.match_info["agentId"])
     body = parse_body(SearchBody, await read_json(request))
     found = unwrap(
         await request.app[MEMORY].search(agent.name, body.query, body.user_id, body.k, body.mode)
@@ -50,6 +50,7 @@ ROUTES = (
         PATH,
         search,
         "memory:read",
+        agents="one",
         body=SearchBody,
         answers=((200, answers.SearchResults),),
         summary="Search one customer or every customer of an agent",

@@ -9,40 +9,14 @@ need to remove one conversation (a privacy request, a test) without erasing what
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
-from chat import SessionNotFound, SessionRow, TurnRow, delete_session, list_sessions, open_session
+from chat import MAX_LIST, check_session_id, delete_session, list_sessions, open_session
 from memory.contract import InvalidRequest
-from worker.http import answers
-from worker.http.routes_context import CATALOG, POOL, Route, respond, timestamp
+from worker.http import answers, bodies
+from worker.http.routes_context import POOL, Route, agent_of, respond
 
-MAX_LIMIT = 100
-
-
-def _session(row: SessionRow) -> dict[str, Any]:
-    return {
-        "sessionId": row.id,
-        "kind": row.kind,
-        "key": row.key,
-        "userId": row.user_id,
-        "createdAt": timestamp(row.created_at),
-        "updatedAt": timestamp(row.updated_at),
-        "turns": row.turns,
-    }
-
-
-def _turn(row: TurnRow) -> dict[str, Any]:
-    return {
-        "position": row.position,
-        "userMessage": row.user_message,
-        "reply": row.reply,
-        "promptTokens": row.prompt_tokens,
-        "completionTokens": row.completion_tokens,
-        "durationMs": row.duration_ms,
-        "createdAt": timestamp(row.created_at),
-    }
+MAX_LIMIT = MAX_LIST
 
 
 def _limit(request: web.Request) -> int:
@@ -53,32 +27,29 @@ def _limit(request: web.Request) -> int:
 
 
 def _agent_id(request: web.Request) -> str:
-    return request.app[CATALOG].get(request.match_info["agentId"]).name
+    return agent_of(request, request.match_info["agentId"]).name
 
 
 def _session_id(request: web.Request) -> str:
-    value = request.match_info["sessionId"]
-    if len(value) != 32 or not all(c in "0123456789abcdef" for c in value):
-        raise SessionNotFound()
-    return value
+    return check_session_id(request.match_info["sessionId"])
 
 
 async def sessions(request: web.Request) -> web.Response:
     agent = _agent_id(request)
     rows = await list_sessions(request.app[POOL], agent, _limit(request))
-    return respond({"agentId": agent, "sessions": [_session(r) for r in rows]})
+    return respond(bodies.sessions_body(agent, rows))
 
 
 async def one_session(request: web.Request) -> web.Response:
     agent = _agent_id(request)
     row, turns = await open_session(request.app[POOL], agent, _session_id(request))
-    return respond({"agentId": agent, "session": _session(row), "turns": [_turn(t) for t in turns]})
+    return respond(bodies.one_session_body(agent, row, turns))
 
 
 async def remove_session(request: web.Request) -> web.Response:
     agent, ident = _agent_id(request), _session_id(request)
     await delete_session(request.app[POOL], agent, ident)
-    return respond({"agentId": agent, "sessionId": ident, "deleted": True})
+    return respond(bodies.session_deleted_body(agent, ident))
 
 
 ROUTES = (
@@ -87,6 +58,7 @@ ROUTES = (
         "/api/chat/sessions/{agentId}",
         sessions,
         "memory:read",
+        agents="one",
         answers=((200, answers.ChatSessions),),
         query=("limit",),
         summary="An agent's chat sessions, most recently used first",
@@ -96,6 +68,7 @@ ROUTES = (
         "/api/chat/sessions/{agentId}/{sessionId}",
         one_session,
         "memory:read",
+        agents="one",
         answers=((200, answers.ChatSession),),
         summary="One chat session with its turns",
     ),
@@ -104,6 +77,7 @@ ROUTES = (
         "/api/chat/sessions/{agentId}/{sessionId}",
         remove_session,
         "memory:delete",
+        agents="one",
         answers=((200, answers.ChatSessionDeleted),),
         summary="Delete one chat session (memory erasure does not)",
     ),

@@ -24,14 +24,23 @@ from memory.settings import (
 from memory.store import StoredSettings, settings_store
 from worker.catalog import AgentSpec
 from worker.http import answers
-from worker.http.routes_context import CATALOG, POOL, Route, actor, read_json, respond, timestamp
+from worker.http.routes_context import (
+    POOL,
+    Route,
+    actor,
+    agent_of,
+    reachable_agents,
+    read_json,
+    respond,
+    timestamp,
+)
 
 log = structlog.get_logger(__name__)
 PATH = "/api/memory/settings/{agentId}"
 
 
 def _agent(request: web.Request) -> AgentSpec:
-    return request.app[CATALOG].get(request.match_info["agentId"])
+    return agent_of(request, request.match_info["agentId"])
 
 
 def binding_body(binding: Binding | None) -> dict[str, Any] | None:
@@ -85,7 +94,7 @@ async def delete_settings(request: web.Request) -> web.Response:
 async def list_agents(request: web.Request) -> web.Response:
     """The declared agents and each one's fixed identity key, for the Memory screen's picker."""
     agents = []
-    for agent in request.app[CATALOG]:
+    for agent in reachable_agents(request):
         stored = await settings_store.load_settings(request.app[POOL], agent.name)
         agents.append({"agentId": agent.name, "binding": binding_body(stored.binding)})
     return respond({"agents": agents})
@@ -98,15 +107,25 @@ ROUTES = (
         "/api/memory/agents",
         list_agents,
         "config:read",
+        agents="listing",
         answers=((200, answers.MemoryAgents),),
         summary="Declared agents and their identity keys",
     ),
-    Route("GET", PATH, get_settings, "config:read", answers=_ANSWER, summary="Memory settings"),
+    Route(
+        "GET",
+        PATH,
+        get_settings,
+        "config:read",
+        agents="one",
+        answers=_ANSWER,
+        summary="Memory settings",
+    ),
     Route(
         "PUT",
         PATH,
         put_settings,
         "config:write",
+        agents="one",
         body=SettingsBody,
         answers=_ANSWER,
         summary="Save some fields; fix the identity key once",
@@ -116,6 +135,7 @@ ROUTES = (
         PATH,
         delete_settings,
         "config:write",
+        agents="one",
         answers=_ANSWER,
         query=("field",),
         summary="Reset one field, or all",

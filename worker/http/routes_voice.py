@@ -24,11 +24,12 @@ from sip.job_metadata import browser_metadata, outbound_metadata, parse_job_meta
 from worker.dispatcher import Dispatcher, VoiceNotConfigured
 from worker.http import answers
 from worker.http.routes_context import (
-    CATALOG,
     POOL,
     Route,
+    agent_of,
     bounded,
     parse_body,
+    reachable_agents,
     read_json,
     respond,
     timestamp,
@@ -77,7 +78,7 @@ async def _memory_outlook(request: web.Request, agent_id: str, metadata: str) ->
 async def open_room(request: web.Request) -> web.Response:
     dispatcher = _dispatcher(request)
     body = parse_body(RoomBody, await read_json(request))
-    agent = request.app[CATALOG].get(body.agent_id)
+    agent = agent_of(request, body.agent_id)
     identities = merge_customer_id(check_identities(body.identities), body.customer_id)
     metadata = browser_metadata(identities)
     outlook = await _memory_outlook(request, agent.name, metadata)
@@ -106,7 +107,7 @@ def _trunk(given: object, dispatcher: Dispatcher) -> object:
 async def start_call(request: web.Request) -> web.Response:
     dispatcher = _dispatcher(request)
     body = parse_body(CallBody, await read_json(request))
-    agent = request.app[CATALOG].get(body.agent_id)
+    agent = agent_of(request, body.agent_id)
     number = check_destination(body.phone_number)
     trunk = check_trunk_id(_trunk(body.trunk_id, dispatcher))
     call = await dispatcher.start_outbound(agent.name, outbound_metadata(number, trunk), trunk)
@@ -122,7 +123,7 @@ async def start_call(request: web.Request) -> web.Response:
 async def list_agents(request: web.Request) -> web.Response:
     """The declared agents and their identity keys, for the test-call page's picker."""
     agents = []
-    for agent in request.app[CATALOG]:
+    for agent in reachable_agents(request):
         stored = await load_settings(request.app[POOL], agent.name)
         key = None if stored.binding is None else stored.binding.identity_key
         agents.append({"agentId": agent.name, "identityKey": key})
@@ -135,6 +136,7 @@ ROUTES = (
         "/api/voice/agents",
         list_agents,
         "voice:rooms",
+        agents="listing",
         answers=((200, answers.VoiceAgents),),
         summary="Agents for the test-call page",
     ),
@@ -144,6 +146,7 @@ ROUTES = (
         "/api/voice/rooms",
         open_room,
         "voice:rooms",
+        agents="one",
         deadline="own",
         body=RoomBody,
         answers=((201, answers.Room),),
@@ -154,6 +157,7 @@ ROUTES = (
         "/api/voice/calls",
         start_call,
         "voice:calls",
+        agents="one",
         deadline="own",
         body=CallBody,
         answers=((202, answers.OutboundCall),),

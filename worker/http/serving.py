@@ -25,10 +25,17 @@ from aiohttp import web
 
 from callmemory import environment
 from callmemory.environment import default
+from chat.identities import MAX_HEADER_BYTES
 from worker.http.access_log import AccessLogger
 from worker.http.server_log import server_log
 
 MAX_BODY_BYTES: Final = 1024**2  # aiohttp's default client_max_size, stated
+FIELD_SLACK_BYTES: Final = 4096
+MAX_FIELD_BYTES: Final = len("x-stackbone-identities: ") + MAX_HEADER_BYTES + FIELD_SLACK_BYTES
+"""aiohttp's `max_field_size` (8190 by default): the largest valid identities header fits, and
+one up to 4 KiB past it still reaches the route, whose 400 names the rule. Past that aiohttp
+answers its own 400. The request line keeps aiohttp's `max_line_size` (8190): it is not a
+header field."""
 LINGER_SECONDS: Final = 2.0
 """After an answer, how long body bytes nobody read are drained before the connection closes
 (aiohttp's `lingering_time`, 10 s by default): a late body is never waited for long."""
@@ -42,6 +49,10 @@ class ServerLimits:
     """For a route to receive the whole body (at most 1 MiB)."""
     max_connections: int = default("WEB_MAX_CONNECTIONS")
     """Open connections, idle keep-alive ones included; past it a new one gets 503."""
+    max_ops_streams: int = default("WEB_MAX_OPS_STREAMS")
+    """Open ops streams (`GET /api/memory/ops/stream`); past it a new one gets 503."""
+    max_field_bytes: int = MAX_FIELD_BYTES
+    """One header line (name and value); see `MAX_FIELD_BYTES`."""
 
 
 def server_limits(settings: environment.Environment) -> ServerLimits:
@@ -49,6 +60,8 @@ def server_limits(settings: environment.Environment) -> ServerLimits:
         header_timeout_seconds=settings.web_header_timeout_seconds,
         body_timeout_seconds=settings.web_body_timeout_seconds,
         max_connections=settings.web_max_connections,
+        max_ops_streams=settings.web_max_ops_streams,
+        max_field_bytes=MAX_FIELD_BYTES,
     )
 
 
@@ -122,6 +135,7 @@ def make_runner(app: web.Application) -> web.AppRunner:
     return web.AppRunner(
         app,
         keepalive_timeout=app[LIMITS].header_timeout_seconds,
+        max_field_size=app[LIMITS].max_field_bytes,
         lingering_time=LINGER_SECONDS,
         access_log_class=AccessLogger,
         logger=server_log(),

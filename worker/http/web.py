@@ -22,7 +22,8 @@ from callmemory import environment
 from callmemory.environment import default
 from chat import ChatConfig, ConversationModel
 from infra import database, tracing
-from infra.database import EmbeddedStartFailed, create_pool, database_url
+from infra.database import create_pool, database_url
+from infra.embedded import EmbeddedStartFailed
 from infra.logs import configure_logging
 from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations
@@ -32,7 +33,9 @@ from memory.documents import Documents
 from memory.store import MemoryStore, offer_code_bindings
 from worker.catalog import Catalog, default_catalog
 from worker.dispatcher import Dispatcher
+from worker.document_recovery import recovery_running
 from worker.http import (
+    chat_turns,
     headers,
     openapi,
     routes_activity,
@@ -41,7 +44,10 @@ from worker.http import (
     routes_documents,
     routes_extraction,
     routes_health,
+    routes_messages,
     routes_ops,
+    routes_ops_stream,
+    routes_overview,
     routes_page,
     routes_screen,
     routes_search,
@@ -49,7 +55,7 @@ from worker.http import (
     routes_settings,
     routes_voice,
 )
-from worker.http.auth import ApiKey, scopes_of
+from worker.http.auth import ApiKey, scopes_of, undeclared_agents
 from worker.http.errors import error_middleware
 from worker.http.http_metrics import PORT_VAR, metrics_app
 from worker.http.routes_context import (
@@ -78,7 +84,10 @@ ROUTES: tuple[Route, ...] = (
     *routes_activity.ROUTES,
     *routes_voice.ROUTES,
     *routes_ops.ROUTES,
+    *routes_ops_stream.ROUTES,
+    *routes_overview.ROUTES,
     *routes_chat.ROUTES,
+    *routes_messages.ROUTES,
     *routes_sessions.ROUTES,
     *routes_documents.ROUTES,
 )
@@ -105,8 +114,18 @@ def _retention_context(
     return running
 
 
+def _recovery_context(
+    stale_seconds: float,
+) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def running(app: web.Application) -> AsyncIterator[None]:
+        async with recovery_running(app[routes_documents.DOCUMENTS], stale_seconds):
+            yield
+
+    return running
+
+
 async def _close_memory(app: web.Application) -> None:
-    await app[routes_chat.CHAT_MODEL].aclose()
+    await app[chat_turns.CHAT_MODEL].aclose()
     await app[routes_documents.DOCUMENTS].aclose(grace_seconds=DOCUMENTS_DRAIN_SECONDS)
     await app[MEMORY].aclose()
 
@@ -122,6 +141,7 @@ def create_app(
     database_deadline_seconds: float = default("WEB_DATABASE_DEADLINE_SECONDS"),
     limits: ServerLimits | None = None,
     retention: RetentionConfig | None = None,
+    recover_documents_after: float | None = None,
 ) -> web.Application:
     """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit,
     `chat` the conversation model of the chat wire."""
@@ -134,9 +154,11 @@ def create_app(
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
     app[routes_documents.DOCUMENTS] = Documents(pool, memory_config)
     app[routes_voice.DISPATCHER] = None if voice is None else Dispatcher(voice)
-    app[routes_chat.CHAT_CONFIG] = chat or ChatConfig()
-    app[routes_chat.CHAT_MODEL] = ConversationModel(app[routes_chat.CHAT_CONFIG])
+    app[chat_turns.CHAT_CONFIG] = chat or ChatConfig()
+    app[chat_turns.CHAT_MODEL] = ConversationModel(app[chat_turns.CHAT_CONFIG])
     app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
+    app[routes_ops_stream.OPS_STREAMS] = routes_ops_stream.OpsStreams(app[LIMITS].max_ops_streams)
+    app.on_shutdown.append(routes_ops_stream.stop_streams)  # before handlers are awaited
     app[openapi.DOCUMENT] = openapi.document((*ROUTES, openapi.ROUTE), PAGES)
     for route in (*ROUTES, openapi.ROUTE):
         app.router.add_route(route.method, route.path, guarded(route))
@@ -145,6 +167,8 @@ def create_app(
     app.on_startup.append(_offer_identity_keys)
     if retention is not None:  # the ops log's retention task, stopped before the pool closes
         app.cleanup_ctx.append(_retention_context(pool, retention))
+    if recover_documents_after is not None:  # ingests a stopped process left pending
+        app.cleanup_ctx.append(_recovery_context(recover_documents_after))
     headers.install(app)
     app.on_cleanup.append(_close_memory)  # before the pool closes (registered later)
     return app
@@ -164,12 +188,15 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         database_deadline_seconds=config.database_deadline_seconds,
         limits=config.limits,
         retention=RetentionConfig(config.ops_retention_days),
+        recover_documents_after=config.documents_recover_after_seconds,
     )
 
     async def close_pool(_: web.Application) -> None:
         await database.close_pool(pool, CLOSE_SECONDS)
 
     app.on_cleanup.append(close_pool)
+    for key_name, agents in undeclared_agents(config.api_keys, (a.name for a in catalog)).items():
+        log.warning("web.key_agents_undeclared", key=key_name, agents=agents)
     log.info(
         "web.configured",
         agents=len(catalog),

@@ -36,6 +36,7 @@ class WebConfig:
     data_dir: str | None
     migrate_on_start: bool
     ops_retention_days: int
+    documents_recover_after_seconds: float
     address: tuple[str, int]
     metrics_port: int | None
     log_format: LogFormat
@@ -75,6 +76,7 @@ def web_config(settings: environment.Environment, api_keys: tuple[ApiKey, ...]) 
         data_dir=settings.memory_pgdata,
         migrate_on_start=settings.migrate_on_start,
         ops_retention_days=settings.memory_ops_retention_days,
+        documents_recover_after_seconds=settings.documents_recover_after_seconds,
         address=(settings.web_host, settings.port),
         metrics_port=settings.web_metrics_port,
         log_format=settings.log_format,

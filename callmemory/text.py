@@ -1,0 +1,180 @@
+"""Caller memory on a LiveKit text session: the two memory tools, bound each turn.
+
+A session whose room options turn audio input off (`RoomOptions(audio_input=False, ...)`,
+livekit's text mode: the user writes on the `lk.chat` text stream topic) gets the text
+behaviour of the chat wire, not the voice lifecycle: nothing is recalled before a greeting and
+nothing is saved when the session closes. Each user message first resolves the agent's current
+effective settings, reads who the turn is about from the sending participant's attributes (an
+identities map, checked by the same rules as the `x-stackbone-identities` header; only the
+agent's fixed identity key selects a value), and offers the memory tools of the settings table
+on the running agent (`chat.bind_turn`); then livekit's own text handling (or the agent's)
+answers. The tools act for the agent and the customer bound at the turn's start: no tool
+argument can name either. Without a customer the turn runs without memory tools and a reason
+code is logged (`text.turn_tools`), never the value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, Final
+
+import structlog
+from livekit import rtc
+from livekit.agents import Agent, AgentSession, llm
+from livekit.agents.voice.room_io import RoomOptions, TextInputEvent, TextInputOptions
+
+from callmemory.runtime import Runtime
+from chat import (
+    MEMORY_READ,
+    MEMORY_SAVE,
+    RESERVED,
+    ToolName,
+    TurnBinding,
+    attribute_identities,
+    bind_turn,
+    check_reserved,
+    run_tool,
+    tool_specs,
+)
+from infra import tracing
+from infra.deadline import Deadline, Late, within
+from lifecycle.snapshot import bound_snapshot
+from memory.config import ConfigError
+from memory.contract import MemoryFailure
+from memory.settings import CallSettings, CodeDefaults
+
+log = structlog.get_logger(__name__)
+
+SETTINGS_SECONDS: Final = 2.0
+"""How long a turn waits for the agent's settings; later, it runs without memory tools."""
+Run = Callable[[ToolName, Mapping[str, object]], Awaitable[str]]
+
+
+def is_text_session(options: Mapping[str, Any]) -> bool:
+    """Whether `session.start(**options)` starts livekit's text mode (no audio input)."""
+    legacy = options.get("room_input_options")
+    if legacy is not None and getattr(legacy, "audio_enabled", True) is False:
+        raise ConfigError(
+            "room_input_options: for a text session, pass"
+            " room_options=RoomOptions(audio_input=False)"
+        )
+    room_options = options.get("room_options")
+    return isinstance(room_options, RoomOptions) and room_options.get_audio_input_options() is None
+
+
+def check_tools(agent: Agent, session: AgentSession[Any]) -> None:
+    """Refuse an agent (or session) that declares a tool named like a memory tool."""
+    check_reserved(_names([*session.tools, *agent.tools]), memory_enabled=True)
+
+
+def _names(tools: Iterable[llm.Tool | llm.Toolset]) -> list[str]:
+    return [t.id for t in llm.ToolContext(list(tools)).flatten()]
+
+
+def _memory_tool(name: ToolName, run: Run) -> llm.RawFunctionTool[..., Any]:
+    spec = tool_specs([name])[0]["function"]
+
+    async def call(raw_arguments: dict[str, object]) -> str:
+        return await run(name, raw_arguments)
+
+    return llm.function_tool(call, raw_schema=spec)
+
+
+def _failed(task: asyncio.Task[None]) -> bool:
+    return task.done() and (task.cancelled() or task.exception() is not None)
+
+
+class TextMemory:
+    """Memory on one text session: `room_options` wraps the session's text input so each user
+    message binds the turn's tools first. Built by `CallerMemory.attach_text`."""
+
+    def __init__(
+        self, agent_id: str, defaults: CodeDefaults, runtime: Runtime, session: AgentSession[Any]
+    ) -> None:
+        self._agent_id, self._defaults = agent_id, defaults
+        self._runtime, self._session = runtime, session
+        self._tools = {n: _memory_tool(n, self._run) for n in (MEMORY_READ, MEMORY_SAVE)}
+        self._binding = TurnBinding(None)
+        self._connect: asyncio.Task[None] | None = None
+
+    @property
+    def binding(self) -> TurnBinding:
+        """The current turn's tools and scope, or why there are none."""
+        return self._binding
+
+    def room_options(self, options: RoomOptions) -> RoomOptions:
+        """`options` with its text input answered after the turn's memory tools are bound."""
+        text = options.get_text_input_options()
+        if text is None:
+            raise ConfigError("room_options.text_input: a text session needs text input")
+        inner = text.text_input_cb
+
+        async def on_text(session: AgentSession[Any], event: TextInputEvent) -> None:
+            await self.begin_turn(event.participant)
+            answered = inner(session, event)
+            if inspect.isawaitable(answered):
+                await answered
+
+        return dataclasses.replace(options, text_input=TextInputOptions(text_input_cb=on_text))
+
+    async def begin_turn(self, participant: rtc.RemoteParticipant | None) -> TurnBinding:
+        """Resolve the settings and the customer, and offer the turn's tools on the agent."""
+        attributes = {} if participant is None else dict(participant.attributes)
+        binding = bind_turn(
+            self._agent_id, await self._settings(), attribute_identities(attributes)
+        )
+        self._binding = binding
+        offered = () if binding.scope is None else binding.scope.offered
+        try:
+            await self._offer(offered)
+        except Exception as exc:  # the turn still gets its answer, without memory tools
+            log.warning("text.tools_not_offered", agent_id=self._agent_id, error=type(exc).__name__)
+            self._binding = binding = TurnBinding(None, "tools_not_offered")
+        log.info(
+            "text.turn_tools", agent_id=self._agent_id, tools=list(offered), reason=binding.reason
+        )
+        return binding
+
+    async def _offer(self, offered: tuple[ToolName, ...]) -> None:
+        agent = self._session.current_agent
+        own = [t for t in agent.tools if t.id not in RESERVED]
+        await agent.update_tools([*own, *(self._tools[n] for n in offered)])
+
+    async def _settings(self) -> CallSettings | None:
+        try:
+            return await within(
+                Deadline.after(SETTINGS_SECONDS), self._read_settings(), step="text_settings"
+            )
+        except Late:
+            log.warning("text.settings_late", agent_id=self._agent_id)
+            return None
+
+    async def _read_settings(self) -> CallSettings | None:
+        if self._connect is None or _failed(self._connect):
+            self._connect = asyncio.ensure_future(self._runtime.connect())
+        try:
+            await asyncio.shield(self._connect)
+        except MemoryFailure as failure:
+            log.warning(
+                "text.settings_unavailable", agent_id=self._agent_id, error_code=failure.code
+            )
+            return None
+        return await bound_snapshot(self._runtime.pool, self._agent_id, self._defaults)
+
+    async def _run(self, name: ToolName, raw_arguments: Mapping[str, object]) -> str:
+        """One tool call, for the scope bound at the turn's start (never logged)."""
+        scope = self._binding.scope
+        if scope is None or name not in scope.offered:
+            return json.dumps({"error": "unknown_tool"})
+        return await run_tool(self._runtime.memory, scope, name, json.dumps(dict(raw_arguments)))
+
+    async def aclose(self) -> None:
+        """At the job's end: the pool, then the spans (nothing is saved at close)."""
+        if self._connect is not None and not self._connect.done():
+            self._connect.cancel()
+        await self._runtime.aclose()
+        await tracing.flush()

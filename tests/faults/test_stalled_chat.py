@@ -1,0 +1,151 @@
+"""The chat wire under a stalled database (every Postgres process SIGSTOPped) and a stalled
+model: each answers a clean error in OpenAI's shape at its deadline, never at the stall's end.
+(The stalled model alone is `tests/chat/test_wire.py`; here it is beside a stalled database.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from chat import ChatConfig
+from chat.sessions import RELEASE_SECONDS
+from infra.database import PoolTimeouts, close_pool, create_pool
+from infra.deadline import ABANDONED
+from memory.config import MemoryConfig
+from testkit.fake_devices import wait_until
+from testkit.model_server import ModelServer
+from tests.chat.conftest import CONVERSATION_MODEL, KEYS, chat_catalog, chat_headers
+from tests.faults.server import FaultServer
+from worker.http.auth import parse_api_keys
+from worker.http.web import create_app
+
+DEADLINE = 0.5  # the web process's database deadline
+COMMAND_SECONDS = 1.0  # the pool's command timeout: how long abandoned work may linger
+MEMORY_SECONDS = 0.5  # memory's own database deadline (a tool's recall)
+MODEL_SECONDS = 0.5  # the conversation model's timeout
+SLACK = 1.0  # what a loaded machine may add (the stall itself lasts until resumed)
+Client = TestClient[web.Request, web.Application]
+HI: list[dict[str, Any]] = [{"role": "user", "content": "Hi"}]
+
+
+@pytest.fixture
+async def client(
+    fault_db: str, model_server: ModelServer, fault_server: FaultServer
+) -> AsyncIterator[Client]:
+    pool = await create_pool(
+        fault_db, min_size=1, max_size=5, timeouts=PoolTimeouts(command_seconds=COMMAND_SECONDS)
+    )
+    memory = MemoryConfig(
+        base_url=model_server.url, api_key="k", database_timeout_seconds=MEMORY_SECONDS
+    )
+    chat = ChatConfig(
+        base_url=model_server.url,
+        api_key="k",
+        model=CONVERSATION_MODEL,
+        timeout_seconds=MODEL_SECONDS,
+    )
+    app = create_app(
+        pool=pool,
+        catalog=chat_catalog(),
+        api_keys=parse_api_keys(json.dumps(KEYS)),
+        memory_config=memory,
+        chat=chat,
+        database_deadline_seconds=DEADLINE,
+    )
+    test_client: Client = TestClient(TestServer(app))
+    await test_client.start_server()
+    yield test_client
+    if fault_server.stalled:
+        fault_server.resume()
+    await test_client.close()
+    await close_pool(pool, 2.0)
+
+
+async def turn(client: Client, **headers: str) -> tuple[int, dict[str, Any], float]:
+    body = {"model": "both", "messages": HI, "user": "crm/1"}
+    started = time.monotonic()
+    response = await client.post("/v1/chat/completions", json=body, headers=chat_headers(**headers))
+    return response.status, await response.json(), time.monotonic() - started
+
+
+@pytest.mark.parametrize("headers", [{}, {"x-stackbone-session": "s-1"}])
+async def test_a_stalled_database_before_the_turn_is_a_503_at_the_deadline(
+    client: Client, fault_server: FaultServer, model_server: ModelServer, headers: dict[str, str]
+) -> None:
+    model_server.answer_text("warm")
+    status, _, _ = await turn(client)  # the pool is open and the capability checked
+    assert status == 200
+    fault_server.stall()
+    try:
+        status, body, took = await turn(client, **headers)
+    finally:
+        fault_server.resume()
+    print(f"\nchat turn under a stalled database answered after {took * 1000:.0f} ms")
+    assert status == 503
+    assert body["error"]["code"] == "memory_unavailable"
+    assert body["error"]["type"] and body["error"]["message"]  # OpenAI's error shape
+    assert DEADLINE <= took < DEADLINE + SLACK
+    assert len(model_server.requests) == 1  # the model was never asked
+    assert await ABANDONED.settle(COMMAND_SECONDS + 3.0)
+
+
+async def test_a_database_stalled_during_a_tool_answers_the_tool_an_error_code(
+    client: Client, fault_server: FaultServer, model_server: ModelServer
+) -> None:
+    model_server.call_tool("memory_read")
+    model_server.replies[-1].delay = 0.3  # the database stalls while the model thinks
+    model_server.answer_text("I cannot look that up right now.")
+    asking = asyncio.create_task(turn(client))
+    await wait_until(lambda: bool(model_server.requests))
+    fault_server.stall()
+    try:
+        status, body, took = await asking
+    finally:
+        fault_server.resume()
+    print(f"\nchat turn with a stalled tool answered after {took * 1000:.0f} ms")
+    assert status == 200
+    assert body["choices"][0]["message"]["content"] == "I cannot look that up right now."
+    tool_results = [m for m in model_server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert [json.loads(m["content"]) for m in tool_results] == [{"error": "memory_unavailable"}]
+    assert took < 0.3 + MEMORY_SECONDS + SLACK + 0.5
+    assert await ABANDONED.settle(COMMAND_SECONDS + 3.0)
+
+
+async def test_a_stalled_model_beside_the_database_is_a_504_at_its_timeout(
+    client: Client, model_server: ModelServer
+) -> None:
+    model_server.answer_text("late", delay=MODEL_SECONDS + 2.0)
+    status, body, took = await turn(client, **{"x-stackbone-session": "s-2"})
+    assert status == 504
+    assert body["error"]["code"] == "chat_model_timeout"
+    assert MODEL_SECONDS <= took < MODEL_SECONDS + SLACK
+    model_server.answer_text("on time")
+    status, body, _ = await turn(client, **{"x-stackbone-session": "s-2"})
+    assert status == 200, body  # the failed turn released its session
+
+
+async def test_a_database_stalled_before_a_session_turn_is_recorded_is_a_503(
+    client: Client, fault_server: FaultServer, model_server: ModelServer
+) -> None:
+    model_server.answer_text("Hello.", delay=0.3)  # the database stalls while the model thinks
+    asking = asyncio.create_task(turn(client, **{"x-stackbone-session": "s-3"}))
+    await wait_until(lambda: bool(model_server.requests))
+    fault_server.stall()
+    try:
+        status, body, took = await asking
+    finally:
+        fault_server.resume()
+    print(f"\nchat session turn with a stalled record answered after {took * 1000:.0f} ms")
+    assert status == 503
+    assert body["error"]["code"] == "memory_unavailable"
+    # the record at its deadline, then the claim's release at its own (the lease frees it later)
+    assert 0.3 + DEADLINE <= took < 0.3 + DEADLINE + RELEASE_SECONDS + SLACK
+    assert await ABANDONED.settle(COMMAND_SECONDS + 3.0)

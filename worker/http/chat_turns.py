@@ -1,0 +1,154 @@
+"""One text turn on any chat wire, whatever its shape: the agent, its settings, the customer, the
+session, the bounded tool loop, the record.
+
+A wire (OpenAI Chat Completions in `routes_chat`, Anthropic Messages in `routes_messages`) reads
+its own body and headers into a `WireTurn`: the agent id, the new messages in Chat Completions'
+shape, the checked identities, the session header and the model options. `take_turn` then
+resolves the agent's current effective settings, selects the customer under its fixed identity
+key, offers the memory tools of the settings table, holds the session (a second turn at once is
+`SessionBusy`), runs the turn (`chat.run_turn`, streamed through `relay` when given) and records
+it. A turn is recorded only when the model's answer is complete: a turn that failed, or whose
+client went away mid-stream (the relay raised), keeps nothing and releases the session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import structlog
+from aiohttp import web
+
+from chat import (
+    ChatConfig,
+    ConversationModel,
+    Relay,
+    SessionAddress,
+    ToolScope,
+    TurnInput,
+    TurnRecord,
+    TurnResult,
+    claim,
+    offered_tools,
+    record,
+    release,
+    run_turn,
+    select_customer,
+    session_id,
+    session_scope,
+    thread,
+)
+from memory.settings import CallSettings
+from memory.store import load_call_settings
+from worker.catalog import AgentSpec, UnknownAgent
+from worker.http.chat_wire import SessionHeader
+from worker.http.routes_context import MEMORY, POOL, agent_of, bounded
+
+CHAT_CONFIG = web.AppKey("chat_config", ChatConfig)
+CHAT_MODEL = web.AppKey("chat_model", ConversationModel)
+log = structlog.get_logger(__name__)
+Message = dict[str, Any]
+
+
+class ModelNotFound(LookupError):
+    """`model` names no agent of the catalog (404, as the wires answer an unknown model)."""
+
+    code: ClassVar[str] = "model_not_found"
+
+    def __init__(self) -> None:
+        self.message = "model: no agent with this id is declared"
+        self.field: str | None = "model"
+        super().__init__(self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class WireTurn:
+    """What a wire read from its request, in one shape."""
+
+    agent: str  # the agent id (`model` on both wires)
+    messages: list[Message]  # the new messages, Chat Completions' shape
+    identities: dict[str, str]  # checked, the wire's own identity field folded in
+    header: SessionHeader | None
+    options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+
+
+def model_agent(request: web.Request, name: str) -> AgentSpec:
+    """The agent `model` names, if the key reaches it; otherwise the wires' unknown model."""
+    try:
+        return agent_of(request, name)
+    except UnknownAgent:
+        raise ModelNotFound() from None
+
+
+def _scope(
+    agent: AgentSpec, settings: CallSettings, identities: dict[str, str]
+) -> ToolScope | None:
+    key = None if settings.binding is None else settings.binding.identity_key
+    found = select_customer(key, identities)
+    offered = offered_tools(settings.read, settings.save, customer_known=found.user_id is not None)
+    if found.user_id is None:
+        if settings.read or settings.save:  # memory is on but this turn has nobody to bind
+            log.info("chat.no_memory", agent_id=agent.name, reason=found.reason)
+        return None
+    if not offered:
+        return None
+    return ToolScope(agent.name, found.user_id, settings, offered)
+
+
+def _address(
+    agent: AgentSpec, header: SessionHeader, settings: CallSettings, identities: dict[str, str]
+) -> SessionAddress:
+    key = None if settings.binding is None else settings.binding.identity_key
+    scope = session_scope(key, identities)
+    user = scope[-1] if scope[0] == "bound" or scope[0] == "unbound" else None
+    ident = session_id(header.kind, agent.name, header.key, scope)
+    return SessionAddress(ident, header.kind, agent.name, header.key, user)
+
+
+def _text(message: Message) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or ())
+
+
+def last_user_text(messages: list[Message]) -> str:
+    users = [m for m in messages if m.get("role") == "user"]
+    return _text(users[-1]) if users else ""
+
+
+async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -> TurnResult:
+    """Run one turn of a wire; the session (if any) is held for it and released after it."""
+    agent = model_agent(request, wire.agent)
+    pool, config = request.app[POOL], request.app[CHAT_CONFIG]
+    settings = await bounded(request, load_call_settings(pool, agent.name, agent.memory))
+    scope = _scope(agent, settings, wire.identities)
+    header = wire.header
+    address = None if header is None else _address(agent, header, settings, wire.identities)
+    if address is not None:
+        await bounded(request, claim(pool, address, config.lease_seconds))
+    try:
+        earlier: list[Message] = []
+        if address is not None and address.kind == "session":
+            earlier = await bounded(request, thread(pool, address.id))
+        turn = TurnInput(
+            agent.name, agent.instructions, earlier, wire.messages, scope, wire.options
+        )
+        model, memory = request.app[CHAT_MODEL], request.app[MEMORY]
+        result = await run_turn(model, memory, turn, config.max_tool_steps, relay)
+        if address is not None:
+            kept = [*turn.new, *result.added] if address.kind == "session" else []
+            turn_record = TurnRecord(
+                kept,
+                last_user_text(wire.messages),
+                result.reply,
+                result.prompt_tokens,
+                result.completion_tokens,
+                result.duration_ms,
+            )
+            await bounded(request, record(pool, address.id, turn_record))
+            address = None  # released by the record
+    finally:
+        if address is not None:
+            await release(pool, address.id)
+    return result

@@ -1,0 +1,93 @@
+"""`caller-memory sessions list|show|delete`: an agent's chat sessions, as the operator routes
+(`GET`/`DELETE /api/chat/sessions/...`) show them.
+
+Each prints the route's body (`worker.http.bodies`) as JSON on stdout. The agent is a catalog
+agent, as on the routes; an unknown agent or session is a refusal (exit 2) naming the field.
+Deleting a session never touches memory, and erasing memory never deletes a session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+import asyncpg
+import typer
+
+from chat import (
+    MAX_LIST,
+    SessionNotFound,
+    check_session_id,
+    delete_session,
+    list_sessions,
+    open_session,
+)
+from memory.config import MemoryConfig
+from memory.contract import ErrorInfo
+from worker.catalog import UnknownAgent, default_catalog
+from worker.http import bodies
+from worker.memory_commands import run_with_pool
+from worker.refusal import EXIT_USAGE, Refused, refused
+
+sessions_app = typer.Typer(
+    help="Operate on an agent's chat sessions (JSON on stdout).", no_args_is_help=True
+)
+AgentArg = Annotated[str, typer.Argument(help="the agent id (a catalog agent)")]
+SessionArg = Annotated[str, typer.Argument(help="the session id (from `sessions list`)")]
+Work = Callable[[asyncpg.Pool], Awaitable[dict[str, Any]]]
+
+
+def _agent(name: str) -> str:
+    try:
+        return default_catalog().get(name).name
+    except UnknownAgent as exc:
+        raise Refused(EXIT_USAGE, f"{exc.code}: {exc.message}") from None
+
+
+def _run(work: Work) -> None:
+    async def with_pool(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
+        try:
+            return await work(pool)
+        except SessionNotFound as exc:
+            raise refused(ErrorInfo(exc.code, exc.message, exc.field)) from None
+
+    run_with_pool(with_pool)
+
+
+@sessions_app.command("list")
+def list_command(
+    agent_id: AgentArg,
+    limit: Annotated[int, typer.Option(min=1, max=MAX_LIST, help="sessions to show")] = MAX_LIST,
+) -> None:
+    """An agent's sessions, most recently used first."""
+    agent = _agent(agent_id)
+
+    async def work(pool: asyncpg.Pool) -> dict[str, Any]:
+        return bodies.sessions_body(agent, await list_sessions(pool, agent, limit))
+
+    _run(work)
+
+
+@sessions_app.command()
+def show(agent_id: AgentArg, session_id: SessionArg) -> None:
+    """One session with its turns: user message, reply, tokens, duration."""
+    agent = _agent(agent_id)
+
+    async def work(pool: asyncpg.Pool) -> dict[str, Any]:
+        row, turns = await open_session(pool, agent, check_session_id(session_id))
+        return bodies.one_session_body(agent, row, turns)
+
+    _run(work)
+
+
+@sessions_app.command()
+def delete(agent_id: AgentArg, session_id: SessionArg) -> None:
+    """Delete one session and its turns (the person's memory is kept)."""
+    agent = _agent(agent_id)
+
+    async def work(pool: asyncpg.Pool) -> dict[str, Any]:
+        ident = check_session_id(session_id)
+        await delete_session(pool, agent, ident)
+        return bodies.session_deleted_body(agent, ident)
+
+    _run(work)
