@@ -28,7 +28,22 @@ CODE_INSTRUCTIONS = "Keep the caller's products and promised follow-ups."
 KEYS: dict[str, tuple[str, list[str]]] = {
     "operator": ("operator-secret-0123456789abcdef", list(SCOPES)),
     "config": ("config-secret-0123456789abcdefgh", ["config:read", "config:write"]),
+    "support-only": ("support-only-secret-0123456789ab", list(SCOPES)),
 }
+AGENTS_OF_KEY = {"support-only": ["support"]}  # the agents a restricted key reaches
+
+
+def api_keys() -> str:
+    """MEMORY_API_KEYS for the test apps: every key above, restricted ones with their agents."""
+    entries = []
+    for name, (secret, scopes) in KEYS.items():
+        entry: dict[str, object] = {"name": name, "key": secret, "scopes": scopes}
+        if name in AGENTS_OF_KEY:
+            entry["agents"] = AGENTS_OF_KEY[name]
+        entries.append(entry)
+    return json.dumps(entries)
+
+
 CHROMIUM = find_chromium()
 EMBEDDING_MODEL = "test-embedding"
 
@@ -53,9 +68,7 @@ def catalog() -> Catalog:
 
 @pytest.fixture(name="client")
 async def _client(pool: asyncpg.Pool, memory_config: MemoryConfig) -> AsyncIterator[Client]:
-    keys = parse_api_keys(
-        json.dumps([{"name": n, "key": k, "scopes": s} for n, (k, s) in KEYS.items()])
-    )
+    keys = parse_api_keys(api_keys())
     app = create_app(pool=pool, catalog=catalog(), api_keys=keys, memory_config=memory_config)
     client: Client = TestClient(TestServer(app))
     await client.start_server()
@@ -67,9 +80,7 @@ async def _client(pool: asyncpg.Pool, memory_config: MemoryConfig) -> AsyncItera
 async def _full_client(pool: asyncpg.Pool, model_server: ModelServer) -> AsyncIterator[Client]:
     """The app with everything the console shows: an embedding model (document collections and
     content search) and a conversation model (the chat wire, so sessions exist)."""
-    keys = parse_api_keys(
-        json.dumps([{"name": n, "key": k, "scopes": s} for n, (k, s) in KEYS.items()])
-    )
+    keys = parse_api_keys(api_keys())
     memory_config = MemoryConfig(
         base_url=model_server.url, api_key="test-key", embedding_model=EMBEDDING_MODEL
     )

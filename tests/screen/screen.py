@@ -51,9 +51,12 @@ async def wait_text(page: Page, element_id: str, part: str) -> str:
     return found
 
 
-async def sign_in(page: Page, client: Client, agent: str, key: str = "operator") -> None:
-    """Open the screen, type the key, load the agents and choose `agent`."""
-    await page.goto(str(client.make_url("/memory/")), ready="window.memoryScreen")
+async def sign_in(
+    page: Page, client: Client, agent: str, key: str = "operator", url: str | None = None
+) -> None:
+    """Open the screen (at `url`, else the client's), type the key, load the agents and choose
+    `agent`."""
+    await page.goto(url or str(client.make_url("/memory/")), ready="window.memoryScreen")
     await fill(page, "api-key", KEYS[key][0])
     await click(page, "connect")
     await wait_text(page, "status", "agent(s)")

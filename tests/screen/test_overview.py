@@ -1,0 +1,60 @@
+"""The Overview in headless Chromium: per agent people, facts, calls and failed saves of the
+last day with their reasons, as the overview route counts them; Refresh shows a new failure."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from memory.api import Memory
+from testkit.model_server import ModelServer
+from tests.memory.helpers import add_op
+from tests.rooms.browser import Page
+from tests.screen.conftest import Client, auth
+from tests.screen.screen import click, sign_in, wait_text
+from tests.screen.seed import UNICODE, seed_memory
+from tests.screen.test_views import rows
+
+
+async def failures_counted(client: Client, n: int) -> None:
+    """Failed saves are recorded off the failing path: wait until the route counts `n`."""
+    for _ in range(200):
+        body = await (await client.get("/api/memory/overview", headers=auth())).json()
+        if body["agents"][0]["failedSavesLastDay"] == n:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"not {n} failed saves counted")
+
+
+async def test_counts_at_a_glance_per_agent(
+    page: Page, client: Client, memory: Memory, model_server: ModelServer
+) -> None:
+    await seed_memory(memory, model_server)  # calls in November: not in the last day
+    model_server.answer([add_op("Vive en Sevilla.")], "Hoy.")
+    today = {"started_at": datetime.now(UTC).isoformat()}
+    assert (await memory.add("Hola.", "support", UNICODE, today)).error is None
+    model_server.fail(500)
+    assert (await memory.add("Hola.", "support", UNICODE)).error is not None
+    await failures_counted(client, 1)
+
+    await sign_in(page, client, "support")
+    await click(page, "tab-overview")
+    await wait_text(page, "status", "Counts for 3 agent(s).")
+    assert await rows(page, "#overview-table tbody tr") == [
+        ["support", "2", "4", "1", "1", "memory_model_failed: 1"],
+        ["sales", "0", "0", "0", "0", "—"],
+        ["billing", "0", "0", "0", "0", "—"],
+    ]
+
+    model_server.answer_text("not json")
+    assert (await memory.add("Hola.", "support", UNICODE)).error is not None
+    await failures_counted(client, 2)
+    await click(page, "overview-refresh")
+    await page.wait_for(
+        "document.querySelector('#overview-table tbody tr td:nth-child(5)').textContent === '2'"
+    )
+    (support, *_) = await rows(page, "#overview-table tbody tr")
+    assert support[5] in (
+        "memory_model_failed: 1, memory_invalid_model_output: 1",
+        "memory_invalid_model_output: 1, memory_model_failed: 1",
+    )
