@@ -54,8 +54,12 @@ _STILL_PENDING = f"""select 1 from {_S}.doc_documents
     where id = $1 and status = 'pending' for update"""
 _DROP_OLDER = f"""delete from {_S}.doc_documents
     where collection_id = $1 and source = $2 and id <> $3 and status <> 'pending'"""
+# a document's chunks go in slices of WRITE_BATCH rows, each one statement (with its HNSW and
+# text index upkeep) well inside the pool's statement timeout, all in the document's one
+# transaction; `$5` is the slice's first position
+WRITE_BATCH = 500
 _CHUNKS = f"""insert into {_S}.doc_chunks (document_id, seq, collection_id, content, embedding)
-    select $1, u.seq - 1, $2, u.content, u.e::vector
+    select $1, $5 + u.seq - 1, $2, u.content, u.e::vector
     from unnest($3::text[], $4::text[]) with ordinality as u(content, e, seq)"""
 _READY = f"""update {_S}.doc_documents
     set status = 'ready', chunk_count = $2, updated_at = now() where id = $1"""
@@ -242,7 +246,9 @@ class DocumentStore:
             if await conn.fetchval(_STILL_PENDING, document) is None:
                 return False
             await conn.execute(_DROP_OLDER, collection, source, document)
-            await conn.execute(_CHUNKS, document, collection, chunks, vectors)
+            for at in range(0, len(chunks), WRITE_BATCH):
+                part = slice(at, at + WRITE_BATCH)
+                await conn.execute(_CHUNKS, document, collection, chunks[part], vectors[part], at)
             await conn.execute(_READY, document, len(chunks))
             return True
 

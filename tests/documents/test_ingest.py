@@ -7,6 +7,7 @@ import asyncpg
 import pytest
 
 from memory.documents import CHUNK_CHARS, Documents
+from memory.documents._store import WRITE_BATCH
 from testkit.model_server import ModelServer
 from tests.documents.conftest import (
     S,
@@ -87,6 +88,22 @@ async def test_a_long_document_is_chunked_and_embedded_in_batches(
     assert seqs == list(range(count))
     longest = await pool.fetchval(f"select max(length(content)) from {S}.doc_chunks")
     assert longest <= CHUNK_CHARS
+
+
+async def test_a_document_past_one_write_slice_keeps_every_chunk_in_order(
+    documents: Documents, pool: asyncpg.Pool
+) -> None:
+    """Chunks are written in slices of `WRITE_BATCH` rows (each statement inside the statement
+    timeout), in one transaction; positions run on across slices."""
+    text = " ".join(f"w{i:06d}" for i in range(60_000))  # ~480k characters, > 500 chunks
+    result = await documents.ingest(text.encode(), source="big.txt", content_type="text/plain")
+    assert result.data is not None, result.error
+    count = result.data.chunk_count
+    assert count > WRITE_BATCH
+    rows = await pool.fetch(f"select seq, content from {S}.doc_chunks order by seq")
+    assert [r["seq"] for r in rows] == list(range(count))
+    firsts = [int(r["content"].split()[0].lstrip("w")) for r in rows]
+    assert firsts == sorted(firsts)  # the text's order, across the slices
 
 
 async def test_re_ingesting_a_source_replaces_it_and_a_failed_one_keeps_the_old(
