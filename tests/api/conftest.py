@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestClient, TestServer
 
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
+from tests.web_clients import AppClients, Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
 from worker.http.auth import SCOPES, ApiKey, parse_api_keys
 from worker.http.serving import make_runner, start_site
@@ -37,9 +36,6 @@ KEYS: dict[str, tuple[str, list[str]]] = {
 }
 # name -> the only agents the key reaches (a key not named here reaches every agent)
 AGENTS: dict[str, list[str]] = {"sales-only": ["sales"]}
-
-Client = TestClient[web.Request, web.Application]
-MakeClient = Callable[..., Awaitable[Client]]
 
 
 def auth(name: str = "admin") -> dict[str, str]:
@@ -80,7 +76,7 @@ async def _make_client(
     pool: asyncpg.Pool, api_keys: tuple[ApiKey, ...], memory_config: MemoryConfig
 ) -> AsyncIterator[MakeClient]:
     """Start an app (a fresh instance each call) over the test database."""
-    clients: list[Client] = []
+    clients = AppClients()
 
     async def make(*, catalog: Catalog | None = None, on: asyncpg.Pool | None = None) -> Client:
         app = create_app(
@@ -89,14 +85,10 @@ async def _make_client(
             api_keys=api_keys,
             memory_config=memory_config,
         )
-        client: Client = TestClient(TestServer(app))
-        await client.start_server()
-        clients.append(client)
-        return client
+        return await clients.serve(app)
 
     yield make
-    for client in clients:
-        await client.close()
+    await clients.aclose()
 
 
 @pytest.fixture(name="client")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from tests.api.conftest import Client, MakeClient, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client, MakeClient
 
 SECRET_TEXT = "Remember the caller's favourite colour: ultraviolet-7731."
 

@@ -26,9 +26,10 @@ from chat import ChatConfig
 from memory.api import Memory
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
-from tests.api.conftest import Client, auth, build_catalog
+from tests.api.conftest import auth, build_catalog
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.memory.helpers import add_op
+from tests.web_clients import Client
 from worker.http.auth import ApiKey
 from worker.http.routes_context import Route
 from worker.http.web import ROUTES, create_app

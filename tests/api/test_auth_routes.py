@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import Client, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client
 from worker.http.routes_context import Route
 from worker.http.web import ROUTES
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from memory.contract._strict_json import MAX_DEPTH
-from tests.api.conftest import Client, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client
 
 ROUTES: list[tuple[str, str]] = [
     ("PUT", "/api/memory/settings/support"),

@@ -8,7 +8,8 @@ import asyncpg
 
 from memory.settings import CodeDefaults
 from memory.store._settings import load_call_settings
-from tests.api.conftest import Client, MakeClient, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
 
 URL = "/api/memory/settings/clinic"

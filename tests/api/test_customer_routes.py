@@ -9,7 +9,8 @@ import pytest
 
 from memory.api import Memory
 from testkit.model_server import ModelServer
-from tests.api.conftest import Client, MakeClient, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
 
 RECALL = "/api/memory/customers/{}/recall"

@@ -10,8 +10,9 @@ from memory.config import MemoryConfig
 from memory.documents import MAX_DOCUMENT_BYTES
 from testkit.fake_devices import wait_until
 from testkit.model_server import ModelServer
-from tests.api.conftest import Client, auth
+from tests.api.conftest import auth
 from tests.documents.conftest import EMBEDDING_MODEL, html_file, markdown_file, pdf_file, row_counts
+from tests.web_clients import Client
 
 BASE = "/api/documents"
 RETURNS = "Items can be returned within thirty days of delivery for a full refund."

@@ -33,7 +33,8 @@ from memory.contract import (
     Unavailable,
 )
 from sip.dialing import InvalidDestination
-from tests.api.conftest import Client, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client
 from worker.catalog import UnknownAgent
 from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http import errors

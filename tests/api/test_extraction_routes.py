@@ -9,7 +9,8 @@ import pytest
 from memory.api import Memory
 from memory.extraction._prompts import prompt
 from testkit.model_server import ModelServer
-from tests.api.conftest import Client, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client
 
 BASE = "/api/memory/extraction"
 DRAFT_TEXT = "Also keep the caller's preferred language."

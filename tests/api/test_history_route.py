@@ -8,7 +8,8 @@ import pytest
 
 from memory.api import Memory
 from testkit.model_server import ModelServer
-from tests.api.conftest import Client, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client
 
 HISTORY = "/api/memory/customers/{}/history"
 

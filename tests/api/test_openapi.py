@@ -22,9 +22,10 @@ from chat import ChatConfig, session_id, session_scope
 from memory.api import Memory
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
-from tests.api.conftest import Client, auth, build_catalog
+from tests.api.conftest import auth, build_catalog
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.memory.helpers import add_op, update_op
+from tests.web_clients import Client
 from worker.http.auth import ApiKey
 from worker.http.routes_documents import DOCUMENTS
 from worker.http.routes_screen import FILES as SCREEN_FILES

@@ -10,8 +10,9 @@ import pytest
 from memory.api import Memory
 from memory.store import expire_ops
 from testkit.model_server import ModelServer
-from tests.api.conftest import Client, auth
+from tests.api.conftest import auth
 from tests.memory.helpers import add_op
+from tests.web_clients import Client
 from worker.http.routes_ops import MAX_CURSOR, MAX_LIMIT
 
 OPS = "/api/memory/ops"

@@ -17,9 +17,10 @@ from memory.api import Memory
 from memory.config import MemoryConfig
 from memory.store import expire_ops
 from testkit.model_server import ModelServer
-from tests.api.conftest import Client, auth, build_catalog
+from tests.api.conftest import auth, build_catalog
 from tests.api.test_ops_route import AGED, learn
 from tests.memory.helpers import add_op
+from tests.web_clients import Client
 from worker.http.auth import ApiKey
 from worker.http.routes_ops_stream import OPS_STREAMS, OpsStreams
 from worker.http.web import create_app

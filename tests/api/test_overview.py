@@ -10,8 +10,9 @@ import asyncpg
 
 from memory.api import Memory
 from testkit.model_server import ModelServer
-from tests.api.conftest import Client, auth
+from tests.api.conftest import auth
 from tests.memory.helpers import add_op
+from tests.web_clients import Client
 
 OVERVIEW = "/api/memory/overview"
 FAILED = "stackbone_platform.memory_failed_saves"

@@ -11,7 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tests.api.conftest import Client, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client
 
 URL = "/api/memory/settings/sales"
 FIELDS = ("read", "save", "instructions", "identityKey")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import Client, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client
 
 
 def directives(policy: str) -> dict[str, list[str]]:

@@ -11,8 +11,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from memory.api import Memory
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
-from tests.api.conftest import Client, auth, build_catalog
+from tests.api.conftest import auth, build_catalog
 from tests.memory.search_helpers import EMBEDDING_MODEL, remember
+from tests.web_clients import Client
 from worker.http.auth import ApiKey
 from worker.http.web import create_app
 

@@ -10,7 +10,8 @@ import pytest
 from memory.api import Memory
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
-from tests.api.conftest import CODE_INSTRUCTIONS, Client, MakeClient, auth
+from tests.api.conftest import CODE_INSTRUCTIONS, auth
+from tests.web_clients import Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
 
 URL = "/api/memory/settings/{}"

@@ -9,7 +9,8 @@ import pytest
 from memory.config import ConfigError
 from memory.settings import CodeDefaults, Overrides, call_settings, parse_update, resolve
 from memory.store._settings import load_call_settings
-from tests.api.conftest import Client, MakeClient, auth
+from tests.api.conftest import auth
+from tests.web_clients import Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
 
 URL = "/api/memory/settings/{}"

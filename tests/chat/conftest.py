@@ -4,19 +4,18 @@ as both the conversation model and the extraction model, and the official `opena
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 import anthropic
 import asyncpg
 import openai
 import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestClient, TestServer
 
 from chat import ChatConfig
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
+from tests.web_clients import AppClients, Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
 from worker.http.auth import parse_api_keys
 from worker.http.web import create_app
@@ -35,8 +34,6 @@ TOOL_TABLE = [  # agent (its read and save settings) -> the memory tools a turn 
     ("saver", ["memory_save"]),
     ("both", ["memory_read", "memory_save"]),
 ]
-Client = TestClient[web.Request, web.Application]
-MakeClient = Callable[..., Awaitable[Client]]
 
 
 def _agent(name: str, read: bool, save: bool, key: str | None = "customerId") -> AgentSpec:
@@ -72,7 +69,7 @@ def admin() -> dict[str, str]:
 async def _make_client(
     pool: asyncpg.Pool, memory_config: MemoryConfig, model_server: ModelServer
 ) -> AsyncIterator[MakeClient]:
-    clients: list[Client] = []
+    clients = AppClients()
 
     async def make(*, timeout_seconds: float = 5.0) -> Client:
         chat = ChatConfig(
@@ -89,14 +86,10 @@ async def _make_client(
             memory_config=memory_config,
             chat=chat,
         )
-        client: Client = TestClient(TestServer(app))
-        await client.start_server()
-        clients.append(client)
-        return client
+        return await clients.serve(app)
 
     yield make
-    for client in clients:
-        await client.close()
+    await clients.aclose()
 
 
 @pytest.fixture(name="client")

@@ -10,8 +10,9 @@ import pytest
 from structlog.testing import capture_logs
 
 from testkit.model_server import ModelServer
-from tests.chat.conftest import Client, chat_headers
+from tests.chat.conftest import chat_headers
 from tests.memory.helpers import add_op, stored
+from tests.web_clients import Client
 
 IDS = "x-stackbone-identities"
 

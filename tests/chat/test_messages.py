@@ -13,8 +13,9 @@ import pytest
 
 from memory.api import Memory
 from testkit.model_server import ModelServer
-from tests.chat.conftest import ADMIN_KEY, CHAT_KEY, CONVERSATION_MODEL, TOOL_TABLE, Client
+from tests.chat.conftest import ADMIN_KEY, CHAT_KEY, CONVERSATION_MODEL, TOOL_TABLE
 from tests.memory.helpers import add_op
+from tests.web_clients import Client
 
 USER = "crm/person_9"
 HI: list[Any] = [{"role": "user", "content": "Hi"}]

@@ -9,7 +9,8 @@ from typing import Any
 
 from memory.api import Memory
 from testkit.model_server import ModelServer
-from tests.chat.conftest import Client, MakeClient, admin, chat_headers
+from tests.chat.conftest import admin, chat_headers
+from tests.web_clients import Client, MakeClient
 
 SESSION = "x-stackbone-session"
 CONVERSATION = "x-stackbone-conversation"

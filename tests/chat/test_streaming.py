@@ -12,7 +12,8 @@ from typing import Any
 import openai
 
 from testkit.model_server import ModelServer
-from tests.chat.conftest import Client, MakeClient, admin, chat_headers
+from tests.chat.conftest import admin, chat_headers
+from tests.web_clients import Client, MakeClient
 
 USER = "crm/person_7"
 PACE = 0.15  # seconds before each streamed delta of the model server

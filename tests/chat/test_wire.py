@@ -11,8 +11,9 @@ import pytest
 
 from memory.api import Memory
 from testkit.model_server import ModelServer
-from tests.chat.conftest import CONVERSATION_MODEL, MAX_STEPS, TOOL_TABLE, Client, chat_headers
+from tests.chat.conftest import CONVERSATION_MODEL, MAX_STEPS, TOOL_TABLE, chat_headers
 from tests.memory.helpers import add_op, stored
+from tests.web_clients import Client
 
 USER = "crm/person_42"
 SECRET_FACT = "Keeps a spare key under the blue flowerpot."

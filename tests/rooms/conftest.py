@@ -7,17 +7,17 @@ that point livekit-api's client at `tests.livekit_server.LiveKitServer`.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 
 import asyncpg
 import pytest
 from aiohttp import web
-from aiohttp.test_utils import TestClient, TestServer
 from livekit import api
 
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
+from tests.web_clients import AppClients, Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
 from worker.http.auth import parse_api_keys
 from worker.http.web import create_app
@@ -30,9 +30,6 @@ KEYS: dict[str, tuple[str, list[str]]] = {
     "rooms-only": ("rooms-only-secret-0123456789abcd", ["voice:rooms"]),
     "config": ("config-secret-0123456789abcdefgh", ["config:write", "memory:read"]),
 }
-
-Client = TestClient[web.Request, web.Application]
-MakeClient = Callable[..., Awaitable[Client]]
 
 
 def auth(name: str = "operator") -> dict[str, str]:
@@ -73,7 +70,7 @@ def _voice(livekit: LiveKitServer) -> VoiceSettings:
 async def _make_client(
     pool: asyncpg.Pool, memory_config: MemoryConfig, voice: VoiceSettings
 ) -> AsyncIterator[MakeClient]:
-    clients: list[Client] = []
+    clients = AppClients()
     keys = parse_api_keys(
         json.dumps([{"name": n, "key": k, "scopes": s} for n, (k, s) in KEYS.items()])
     )
@@ -88,14 +85,10 @@ async def _make_client(
         )
         if app_hook is not None:
             app_hook(app)
-        client: Client = TestClient(TestServer(app))
-        await client.start_server()
-        clients.append(client)
-        return client
+        return await clients.serve(app)
 
     yield make
-    for client in clients:
-        await client.close()
+    await clients.aclose()
 
 
 @pytest.fixture(name="client")

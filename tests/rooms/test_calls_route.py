@@ -11,7 +11,8 @@ import structlog
 from lifecycle.identity import resolve_identity
 from sip.job_metadata import outbound_plan, parse_job_metadata
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
-from tests.rooms.conftest import Client, MakeClient, auth
+from tests.rooms.conftest import auth
+from tests.web_clients import Client, MakeClient
 from worker.voice_settings import VoiceSettings
 
 PATH = "/api/voice/calls"

@@ -12,7 +12,8 @@ from aiohttp import web
 from sip.job_metadata import parse_job_metadata
 from tests.livekit_server import LiveKitServer
 from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
-from tests.rooms.conftest import KEYS, Client, MakeClient
+from tests.rooms.conftest import KEYS
+from tests.web_clients import Client, MakeClient
 from worker.http import routes_page
 from worker.voice_settings import VoiceSettings
 

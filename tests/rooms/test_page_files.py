@@ -6,7 +6,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from tests.rooms.conftest import Client, MakeClient
+from tests.web_clients import Client, MakeClient
 from worker.http import routes_page
 
 
