@@ -45,7 +45,8 @@ async def test_without_pgvector_search_is_lexical_and_says_why(
     conn = await asyncpg.connect(url)
     assert await migrate(conn) == [m.version for m in available()]
     capabilities = await conn.fetch("select name from stackbone_platform.capabilities")
-    assert {r["name"] for r in capabilities} == {"memory.basic", "memory.search", "documents"}
+    names = {r["name"] for r in capabilities}
+    assert names == {"memory.basic", "memory.search", "documents", "documents.lexical"}
     await conn.close()
     pool = await create_pool(url)
     try:
