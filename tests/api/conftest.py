@@ -13,13 +13,17 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
+from chat import ChatConfig
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
+from testkit.model_server import ModelServer
+from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.web_clients import AppClients, Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
 from worker.http.auth import SCOPES, ApiKey, parse_api_keys
 from worker.http.serving import make_runner, start_site
 from worker.http.web import create_app
+from worker.voice_settings import VoiceSettings
 
 CODE_INSTRUCTIONS = "Remember the caller's products and promised follow-ups."
 
@@ -125,3 +129,41 @@ async def raw_exchange(port: int, data: bytes, give_up: float = 10.0) -> bytes:
     finally:
         writer.close()
     return received
+
+
+@pytest.fixture(name="livekit")
+async def _livekit() -> AsyncIterator[LiveKitServer]:
+    server = LiveKitServer()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+@pytest.fixture(name="whole_app")
+async def _whole_app(
+    pool: asyncpg.Pool,
+    api_keys: tuple[ApiKey, ...],
+    memory_config: MemoryConfig,
+    livekit: LiveKitServer,
+    model_server: ModelServer,
+) -> AsyncIterator[Client]:
+    """The whole app: voice (the LiveKit stand-in) and the chat wire included, every route live."""
+    voice = VoiceSettings(
+        url=livekit.url,
+        api_key=livekit.api_key,
+        api_secret=livekit.api_secret,
+        public_url="wss://voice.example.test",
+        outbound_trunk_id=OUTBOUND_TRUNK_ID,
+    )
+    chat = ChatConfig(base_url=model_server.url, api_key="test-key", timeout_seconds=5)
+    app = create_app(
+        pool=pool,
+        catalog=build_catalog(),
+        api_keys=api_keys,
+        memory_config=memory_config,
+        voice=voice,
+        chat=chat,
+    )
+    clients = AppClients()
+    yield await clients.serve(app)
+    await clients.aclose()

@@ -14,26 +14,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
 
-from chat import ChatConfig
 from memory.api import Memory
-from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
-from tests.api.conftest import auth, build_catalog
-from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
+from tests.api.conftest import auth
 from tests.memory.helpers import add_op
 from tests.web_clients import Client
-from worker.http.auth import ApiKey
 from worker.http.routes_context import Route
-from worker.http.web import ROUTES, create_app
-from worker.voice_settings import VoiceSettings
+from worker.http.web import ROUTES
 
 RESTRICTED = "sales-only"
 OWN, OTHER, UNKNOWN = "sales", "support", "nobody-here"
@@ -119,42 +112,9 @@ def _ids(route: Route) -> str:
     return f"{route.method} {route.path}"
 
 
-@pytest.fixture(name="livekit")
-async def _livekit() -> AsyncIterator[LiveKitServer]:
-    server = LiveKitServer()
-    await server.start()
-    yield server
-    await server.stop()
-
-
 @pytest.fixture(name="client")
-async def _client(
-    pool: asyncpg.Pool,
-    api_keys: tuple[ApiKey, ...],
-    memory_config: MemoryConfig,
-    livekit: LiveKitServer,
-    model_server: ModelServer,
-) -> AsyncIterator[Client]:
-    """The whole app, voice (the LiveKit stand-in) and the chat wire included."""
-    voice = VoiceSettings(
-        url=livekit.url,
-        api_key=livekit.api_key,
-        api_secret=livekit.api_secret,
-        public_url="wss://voice.example.test",
-        outbound_trunk_id=OUTBOUND_TRUNK_ID,
-    )
-    app = create_app(
-        pool=pool,
-        catalog=build_catalog(),
-        api_keys=api_keys,
-        memory_config=memory_config,
-        voice=voice,
-        chat=ChatConfig(base_url=model_server.url, api_key="test-key", timeout_seconds=5),
-    )
-    client: Client = TestClient(TestServer(app))
-    await client.start_server()
-    yield client
-    await client.close()
+def _client(whole_app: Client) -> Client:
+    return whole_app
 
 
 async def send(client: Client, method: str, request: Request, key: str) -> tuple[int, Any]:

@@ -10,27 +10,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
-import asyncpg
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
 from jsonschema import Draft202012Validator
 
-from chat import ChatConfig, session_id, session_scope
+from chat import session_id, session_scope
 from memory.api import Memory
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
-from tests.api.conftest import auth, build_catalog
-from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
+from tests.api.conftest import auth
 from tests.memory.helpers import add_op, update_op
 from tests.web_clients import Client
-from worker.http.auth import ApiKey
 from worker.http.routes_documents import DOCUMENTS
 from worker.http.routes_screen import FILES as SCREEN_FILES
-from worker.http.web import create_app
-from worker.voice_settings import VoiceSettings
 
 USER = "+34 611 22 33 44"
 # the session a chat turn below opens (support's key is phoneNumber; the turn names nobody)
@@ -173,41 +166,9 @@ async def _ops_stream(client: Client, document: dict[str, Any]) -> tuple[str, st
     return ("GET", path)
 
 
-@pytest.fixture(name="livekit")
-async def _livekit() -> AsyncIterator[LiveKitServer]:
-    server = LiveKitServer()
-    await server.start()
-    yield server
-    await server.stop()
-
-
 @pytest.fixture(name="client")
-async def _client(
-    pool: asyncpg.Pool,
-    api_keys: tuple[ApiKey, ...],
-    memory_config: MemoryConfig,
-    livekit: LiveKitServer,
-    model_server: ModelServer,
-) -> AsyncIterator[Client]:
-    voice = VoiceSettings(
-        url=livekit.url,
-        api_key=livekit.api_key,
-        api_secret=livekit.api_secret,
-        public_url="wss://voice.example.test",
-        outbound_trunk_id=OUTBOUND_TRUNK_ID,
-    )
-    app = create_app(
-        pool=pool,
-        catalog=build_catalog(),
-        api_keys=api_keys,
-        memory_config=memory_config,
-        voice=voice,
-        chat=ChatConfig(base_url=model_server.url, api_key="test-key", timeout_seconds=5),
-    )
-    client: Client = TestClient(TestServer(app))
-    await client.start_server()
-    yield client
-    await client.close()
+def _client(whole_app: Client) -> Client:
+    return whole_app
 
 
 async def _seed(memory: Memory, server: ModelServer) -> None:
