@@ -26,7 +26,7 @@ from worker.catalog import UnknownAgent
 from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http.auth import AuthFailure
 from worker.http.chat_turns import ModelNotFound
-from worker.http.routes_context import BodyTimedOut, BodyTooLarge, respond
+from worker.http.routes_context import BodyTimedOut, BodyTooLarge, NotJson, respond
 from worker.http.routes_ops_stream import StreamsFull
 from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.identities import InvalidIdentities
@@ -37,6 +37,7 @@ CodedFailure: TypeAlias = (
     MemoryFailure
     | BodyTimedOut
     | BodyTooLarge
+    | NotJson
     | UnknownAgent
     | AuthFailure
     | InvalidIdentities

@@ -113,6 +113,28 @@ class BodyTooLarge(Exception):
         super().__init__(self.message)
 
 
+JSON_TYPE = "application/json"
+
+
+class NotJson(Exception):
+    """A route that reads a JSON body was sent another `Content-Type`, or none (415, before any
+    of the body is read)."""
+
+    code = "unsupported_media_type"
+    field = "Content-Type"
+
+    def __init__(self) -> None:
+        self.message = f"Content-Type: must be {JSON_TYPE}"
+        super().__init__(self.message)
+
+
+def require_json(request: web.Request) -> None:
+    """The one check of a JSON route's `Content-Type` (its parameters, the charset, are
+    `read_json`'s); aiohttp reads a missing header as `application/octet-stream`."""
+    if request.content_type != JSON_TYPE:
+        raise NotJson()
+
+
 class RouteTableError(ValueError):
     """A route's declaration contradicts itself; raised when the app is composed."""
 
@@ -140,6 +162,8 @@ def guarded(route: Route) -> Handler:
                 raise Forbidden(SHARED_REFUSED)
             if (agent_id := request.match_info.get("agentId")) is not None:
                 agent_of(request, agent_id)  # before the handler: another agent is unknown
+        if route.body is not None:  # a route that reads JSON reads nothing else
+            require_json(request)
         if route.deadline == "own":
             return await route.handler(request)
         if request.can_read_body:

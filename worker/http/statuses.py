@@ -42,6 +42,7 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "method_not_allowed": 405,
         "bad_request": 400,
         "payload_too_large": 413,
+        "unsupported_media_type": 415,
         "request_timeout": 408,
         "server_busy": 503,
         # voice calls
