@@ -154,13 +154,13 @@ class Documents:
     async def _embed(self, texts: list[str], document: str | None = None) -> list[str]:
         """Vectors in batches; an ingest's `document` is touched after each (it is alive)."""
         vectors: list[str] = []
-        try:
-            for at in range(0, len(texts), MAX_BATCH):
+        for at in range(0, len(texts), MAX_BATCH):
+            try:
                 vectors.extend(await self._model.embed(texts[at : at + MAX_BATCH]))
-                if document is not None:
-                    await self._store.touch(document)
-        except MemoryFailure as failure:
-            raise RagModelFailed(failure.message) from None
+            except MemoryFailure as failure:  # the provider's failure, and only its
+                raise RagModelFailed(failure.message) from None
+            if document is not None:  # a database failure keeps its own code
+                await self._store.touch(document)
         return vectors
 
     def _require_model(self) -> str:

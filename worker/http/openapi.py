@@ -2,8 +2,9 @@
 
 Request bodies come from the pydantic models the routes validate with (`Route.body`); answers
 from `worker.http.answers` (`Route.answers`), and every error from `ErrorAnswer` as the
-`default` response (a JSON route also lists its 415 for another `Content-Type`). Pydantic's JSON Schema is draft 2020-12, which OpenAPI 3.1 uses as is. The
-static pages are listed too, with their media types. `/api/openapi.json` serves the document.
+`default` response (a JSON route also lists its 415 for another `Content-Type`). Pydantic's
+JSON Schema is draft 2020-12, which OpenAPI 3.1 uses as is. The static pages are listed too,
+with their media types. `/api/openapi.json` serves the document.
 """
 
 from __future__ import annotations

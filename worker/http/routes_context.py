@@ -47,6 +47,7 @@ from memory.contract import (
 from memory.documents import RAG_FAILURES
 from worker.catalog import AgentSpec, Catalog, UnknownAgent
 from worker.http.auth import API_KEY_HEADER, ApiKey, Forbidden, Scope, authenticate, authorize
+from worker.http.families import Family, in_family
 from worker.http.serving import LIMITS
 
 T = TypeVar("T")
@@ -88,6 +89,7 @@ class Route:
     download: tuple[str, ...] = ()  # media types of a raw 200 answer
     api_key_header: bool = False  # the key may also come as `x-api-key` (Anthropic's clients)
     errors: type[BaseModel] | None = None  # the error answer's model, if not the common one
+    family: Family = "memory"  # whose codes its failures carry (`worker.http.families`)
 
 
 class BodyTimedOut(Exception):
@@ -152,6 +154,12 @@ def guarded(route: Route) -> Handler:
     scope = route.scope
 
     async def handle(request: web.Request) -> web.StreamResponse:
+        try:
+            return await checked(request)
+        except MemoryFailure as failure:  # the web layer's shared steps, in the family's codes
+            raise in_family(failure, route.family) from None
+
+    async def checked(request: web.Request) -> web.StreamResponse:
         if scope != "public":
             keys = request.app[API_KEYS]
             api_key = request.headers.get(API_KEY_HEADER) if route.api_key_header else None
