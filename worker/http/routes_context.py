@@ -103,6 +103,16 @@ class BodyTimedOut(Exception):
         super().__init__(self.message)
 
 
+class ClientGone(Exception):
+    """The client closed its connection before its body arrived: nobody waits for an answer.
+    Answered (to no one) and counted as 499, nginx's "client closed request", and logged at
+    info as `web.client_gone`: a client's abort is never a server failure (5xx)."""
+
+    code = "client_closed_request"
+    field = "body"
+    message = "body: the client closed the connection before sending all of it"
+
+
 class BodyTooLarge(Exception):
     """The declared `Content-Length` is past the body limit: 413 before any of the body is read
     (the connection closes, so the body is never waited for)."""
@@ -272,6 +282,8 @@ async def read_body(request: web.Request) -> bytes:
             return await request.read()
     except TimeoutError:
         raise BodyTimedOut(seconds) from None
+    except ConnectionResetError:  # aiohttp's "Connection lost" while the body was owed
+        raise ClientGone() from None
 
 
 async def read_json(request: web.Request) -> object:

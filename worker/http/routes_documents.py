@@ -26,6 +26,7 @@ from memory.documents import (
 from worker.http import document_bodies as bodies
 from worker.http.routes_context import (
     BodyTimedOut,
+    ClientGone,
     Route,
     parse_body,
     read_json,
@@ -66,6 +67,8 @@ async def read_upload(request: web.Request) -> bytes:
                     raise _too_large()
     except TimeoutError:
         raise BodyTimedOut(seconds) from None
+    except ConnectionResetError:  # gone before the whole document arrived
+        raise ClientGone() from None
     return bytes(received)
 
 

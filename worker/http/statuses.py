@@ -44,6 +44,7 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "payload_too_large": 413,
         "unsupported_media_type": 415,
         "request_timeout": 408,
+        "client_closed_request": 499,  # nginx's: the client left; no one reads the answer
         "server_busy": 503,
         # voice calls
         "invalid_identities": 400,
