@@ -29,18 +29,14 @@ def requests_counted(route: str, status: str) -> float:
     return REGISTRY.get_sample_value("caller_memory_http_requests_total", labels) or 0.0
 
 
-@pytest.mark.parametrize(("method", "path", "content_type", "route"), CASES)
+@pytest.mark.parametrize("case", CASES, ids=[case[1] for case in CASES])
 async def test_a_client_gone_before_its_body_is_499_at_info(
-    served_port: int,
-    caplog: pytest.LogCaptureFixture,
-    method: str,
-    path: str,
-    content_type: str,
-    route: str,
+    served_port: int, caplog: pytest.LogCaptureFixture, case: tuple[str, str, str, str]
 ) -> None:
+    method, path, content_type, route = case
     caplog.set_level(logging.INFO)
     before_499, before_500 = requests_counted(route, "499"), requests_counted(route, "500")
-    reader, writer = await asyncio.open_connection("127.0.0.1", served_port)
+    _, writer = await asyncio.open_connection("127.0.0.1", served_port)
     writer.write(
         f"{method} {path} HTTP/1.1\r\nHost: x\r\nAuthorization: {auth()['Authorization']}\r\n"
         f'Content-Type: {content_type}\r\nContent-Length: 1000\r\n\r\n{{"read": '.encode()

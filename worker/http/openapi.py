@@ -87,6 +87,7 @@ def _operation(route: Route) -> dict[str, Any]:
         responses["200"] = {"description": "the bytes", "content": content}
         for _, model in route.answers:  # a stream: the JSON each of its events carries
             responses["200"]["x-event-data"] = _ref(model)
+    operation["x-family"] = route.family  # whose error codes it answers with
     if route.scope != "public":
         operation["security"] = [{"bearer": []}]
         operation["x-scope"] = route.scope

@@ -28,6 +28,7 @@ from worker.http.routes_context import (
     BodyTimedOut,
     ClientGone,
     Route,
+    bounded,
     parse_body,
     read_json,
     respond,
@@ -84,17 +85,16 @@ async def list_documents(request: web.Request) -> web.Response:
 
 
 async def upload(request: web.Request) -> web.Response:
-    raw = await read_upload(request)
-    doc = unwrap(
-        await request.app[DOCUMENTS].ingest(
-            raw,
-            source=request.query.get("source"),
-            title=request.query.get("title"),
-            content_type=request.headers.get("Content-Type"),
-            namespace=request.match_info["namespace"],
-            wait=False,
-        )
+    raw = await read_upload(request)  # the body's own deadline; then the database's
+    ingest = request.app[DOCUMENTS].ingest(
+        raw,
+        source=request.query.get("source"),
+        title=request.query.get("title"),
+        content_type=request.headers.get("Content-Type"),
+        namespace=request.match_info["namespace"],
+        wait=False,
     )
+    doc = unwrap(await bounded(request, ingest))  # capability check, collection, pending row
     return respond(bodies.document_body(doc), status=202)
 
 
@@ -156,7 +156,8 @@ ROUTES = (
         "documents:write",
         agents="shared",
         family="documents",
-        deadline="own",  # the body is read and checked here; embedding runs in the background
+        deadline="own",  # the body within its own deadline, then the database steps within
+        # the database deadline (`bounded`); embedding runs in the background
         answers=((202, bodies.DocumentItem),),
         query=("source", "title"),
         upload=CONTENT_TYPES,
