@@ -28,7 +28,7 @@ import asyncpg
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
-from infra.deadline import Deadline, Late, within
+from infra.deadline import Bound, Deadline, Late, within
 from memory.api import Memory
 from memory.contract import (
     CapabilityUnavailable,
@@ -198,6 +198,18 @@ async def bounded(request: web.Request, work: Awaitable[T]) -> T:
         return await within(deadline, work, step="http")
     except Late:
         raise Unavailable("the database did not answer within the deadline") from None
+
+
+def database_bound(request: web.Request) -> Bound:
+    """`bounded` for this request, one database step at a time: what a route whose call also
+    waits on a model (a search's query embedding) hands the call, so the database's steps are
+    within the deadline and the model keeps its own timeout (a slow model is never blamed on the
+    database, nor a frozen database waited for)."""
+
+    def bound(step: Awaitable[T]) -> Awaitable[T]:
+        return bounded(request, step)
+
+    return bound
 
 
 SHARED_REFUSED = (

@@ -29,6 +29,7 @@ from worker.http.routes_context import (
     ClientGone,
     Route,
     bounded,
+    database_bound,
     parse_body,
     read_json,
     respond,
@@ -122,9 +123,12 @@ async def delete_document(request: web.Request) -> web.Response:
 
 
 async def search(request: web.Request) -> web.Response:
+    """Each database step within the database deadline, the query's embedding within the
+    model's own timeout: a slow model is `rag_model_failed`, never `rag_unavailable`."""
     body = parse_body(DocsSearchBody, await read_json(request))
-    namespace = request.match_info["namespace"]
-    found = unwrap(await request.app[DOCUMENTS].retrieve(body.query, body.top_k, namespace))
+    namespace, database = request.match_info["namespace"], database_bound(request)
+    docs = request.app[DOCUMENTS]
+    found = unwrap(await docs.retrieve(body.query, body.top_k, namespace, database=database))
     return respond(bodies.retrieval_body(found))
 
 
@@ -171,6 +175,7 @@ ROUTES = (
         agents="shared",
         family="documents",
         body=DocsSearchBody,
+        deadline="own",  # the database's steps within the deadline, the model's within its own
         answers=((200, bodies.DocumentSearch),),
         summary="The search the agents' tool runs: nearest chunks with scores and metadata",
     ),
