@@ -6,10 +6,13 @@ a key that reaches only some agents: an `{agentId}` in the path is checked here 
 handler, other routes resolve agents only through `agent_of` and `reachable_agents`.
 
 The wrapper authenticates and authorizes before the handler runs and
-leaves the caller's key on the request for the activity log. Then the handler runs inside the
+leaves the caller's key on the request for the activity log; a route that reads JSON refuses
+another `Content-Type` there (415), and its failures leave in its family's codes
+(`worker.http.families`). Then the handler runs inside the
 app's database deadline (`infra.deadline`): past it the answer is 503 `memory_unavailable` at
 once, and the handler's database work is abandoned to the background. A route that also waits
-on another service (LiveKit) says `deadline="own"` and bounds its database work with `bounded`.
+on another service (LiveKit, a model) says `deadline="own"` and bounds each database step with
+`bounded` (or hands a call `database_bound`), so a slow service is never blamed on the database.
 Routes never answer a failure themselves: they raise it (`unwrap` raises a memory envelope's
 error as the failure the core raised) and `worker.http.errors` writes the one error answer.
 """
