@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import structlog
 
@@ -35,6 +35,19 @@ class Deadline:
 
     def remaining(self) -> float:
         return max(0.0, self.at - time.monotonic())
+
+
+class Bound(Protocol):
+    """Bounds one step of a call: an HTTP route passes its database deadline this way, so each
+    database step is bounded by it and a model's request keeps its own timeout (a failure then
+    names whoever was late)."""
+
+    def __call__(self, step: Awaitable[T], /) -> Awaitable[T]: ...
+
+
+async def unbounded(step: Awaitable[T]) -> T:
+    """The `Bound` that adds none."""
+    return await step
 
 
 class Late(Exception):

@@ -20,7 +20,7 @@ from typing import TypeVar
 import structlog
 
 from infra import tracing
-from infra.deadline import Deadline, Late, within
+from infra.deadline import Bound, Deadline, Late, unbounded, within
 from memory.config import MemoryConfig, resolve_choice
 from memory.contract import (
     DEFAULT_RECALL_CALLS,
@@ -125,12 +125,14 @@ class Memory:
         step: str,
         failure: type[MemoryFailure] = Unavailable,
         seconds: float | None = None,
+        capability: Bound = unbounded,
     ) -> T:
-        """The (cached) capability check and `work` within the command timeout (or `seconds`);
-        past it `failure`, and the work is abandoned to the background, never awaited."""
+        """The (cached) capability check (bounded by `capability` too) and `work` within the
+        command timeout (or `seconds`); past it `failure`, and the work is abandoned to the
+        background, never awaited."""
 
         async def capable() -> T:
-            await self._store.ensure_capability()
+            await capability(self._store.ensure_capability())
             return await work()
 
         bound = self._config.database_timeout_seconds if seconds is None else seconds
@@ -300,14 +302,21 @@ class Memory:
         user_id: object = None,
         k: object = DEFAULT_K,
         mode: object = DEFAULT_MODE,
+        *,
+        database: Bound = unbounded,
     ) -> Result[SearchOutcome]:
-        """Facts of one contact (`user_id`) or of every contact of the agent, best first."""
+        """Facts of one contact (`user_id`) or of every contact of the agent, best first.
+        `database` bounds each database step besides the search's own time bound (an HTTP
+        route's deadline); the query's embedding keeps the model's timeout."""
 
         async def work() -> SearchOutcome:
             request = search_request(agent_id, query, user_id, k, mode)
             seconds = self._config.search_timeout_seconds
             return await self._database(
-                lambda: self._search.run(request), "search", seconds=seconds
+                lambda: self._search.run(request, database),
+                "search",
+                seconds=seconds,
+                capability=database,
             )
 
         return await _enveloped(work)

@@ -26,7 +26,7 @@ from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import Memory, open_memory
 from memory.config import ConfigError, MemoryConfig
-from memory.contract import DEFAULT_RECALL_CALLS, CursorExpired, ErrorInfo, Result
+from memory.contract import DEFAULT_RECALL_CALLS, CursorExpired, ErrorInfo, Result, strict_json
 from memory.search import DEFAULT_K, DEFAULT_MODE, SEARCH_MODES
 from memory.store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, MemoryStore, ops_after
 from worker.http import bodies
@@ -143,13 +143,13 @@ def _transcript(path: Path) -> object:
     """A text file, or a JSON list of `{"role", "content"}` messages (see examples/)."""
     try:
         text = path.read_text("utf-8")
-        return json.loads(text) if path.suffix == ".json" else text
+        return strict_json.loads(text) if path.suffix == ".json" else text
     except (OSError, UnicodeDecodeError) as exc:
         raise Refused(
             EXIT_USAGE, f"transcript: cannot read {path} ({type(exc).__name__})"
         ) from None
-    except json.JSONDecodeError as exc:
-        raise Refused(EXIT_USAGE, f"transcript: not JSON (line {exc.lineno})") from None
+    except strict_json.JsonRejected as rejected:  # a bad number too: never a traceback
+        raise Refused(EXIT_USAGE, f"transcript: {rejected}") from None
 
 
 @memory_app.command()

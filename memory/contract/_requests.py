@@ -195,9 +195,13 @@ def _duration(value: object) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _fail("call.duration_seconds", "must be a number")
-    if not math.isfinite(value) or value < 0:
+    try:  # an int past a float's range raises instead of being infinite
+        seconds = float(value)
+    except OverflowError:
+        seconds = math.inf
+    if not math.isfinite(seconds) or seconds < 0:
         raise _fail("call.duration_seconds", "must be a finite number >= 0")
-    return float(value)
+    return seconds
 
 
 def _optional_text(value: object, field: str, max_chars: int) -> str | None:

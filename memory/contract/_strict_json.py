@@ -1,9 +1,11 @@
 """Strict JSON decoding for text that enters from outside: request bodies and model answers.
 
 Python's `json` accepts things a careful boundary must not: duplicate keys (the last one
-silently wins), `NaN` and `Infinity`, nesting deep enough to exhaust the interpreter's stack,
-and `\\ud800`-style escapes that decode to lone surrogates (which have no UTF-8 form, so
-Postgres and every encoder downstream reject them). `loads` refuses all of these with a
+silently wins), `NaN` and `Infinity`, numbers past a float's range (`1e999` becomes infinity),
+integers of more digits than `int()` converts (a `ValueError` that does not name the value),
+nesting deep enough to exhaust the interpreter's stack, and `\\ud800`-style escapes that
+decode to lone surrogates (which have no UTF-8 form, so Postgres and every encoder downstream
+reject them). `loads` refuses all of these with a
 `JsonRejected` naming the rule and, where there is one, the path of the offending value.
 Pure functions over plain values.
 """
@@ -11,6 +13,7 @@ Pure functions over plain values.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Final
@@ -45,6 +48,30 @@ class _Duplicate(ValueError):
         self.key = key
 
 
+MAX_INTEGER_DIGITS: Final = 4300
+"""Longest integer accepted, in digits: the interpreter's own default limit for `int()`."""
+NUMBER_RULE: Final = (
+    f"must be a number of at most {MAX_INTEGER_DIGITS} digits, within a float's finite range"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _OutOfRange:
+    """Stands in the decoded tree for a number refused, so the walk can name its path."""
+
+
+_OUT_OF_RANGE: Final = _OutOfRange()
+
+
+def _integer(text: str) -> int | _OutOfRange:
+    return int(text) if len(text.lstrip("-")) <= MAX_INTEGER_DIGITS else _OUT_OF_RANGE
+
+
+def _float(text: str) -> float | _OutOfRange:
+    value = float(text)
+    return value if math.isfinite(value) else _OUT_OF_RANGE
+
+
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
@@ -61,7 +88,13 @@ def _constant(name: str) -> None:
 def loads(text: str, *, max_depth: int = MAX_DEPTH) -> object:
     """Decode `text`, refusing duplicate keys, NaN/Infinity, deep nesting and bad characters."""
     try:
-        value = json.loads(text, object_pairs_hook=_unique, parse_constant=_constant)
+        value = json.loads(
+            text,
+            object_pairs_hook=_unique,
+            parse_constant=_constant,
+            parse_int=_integer,
+            parse_float=_float,
+        )
     except _Duplicate as dup:
         path = None if forbidden_character(dup.key) else dup.key
         raise JsonRejected("a key appears more than once in one object", path) from None
@@ -82,6 +115,8 @@ def _check_tree(value: object, max_depth: int) -> None:
             if forbidden_character(node):
                 raise JsonRejected(FORBIDDEN_RULE, path or None)
             continue
+        if node is _OUT_OF_RANGE:
+            raise JsonRejected(NUMBER_RULE, path or None)
         if not isinstance(node, dict | list):
             continue
         if depth > max_depth:

@@ -18,6 +18,7 @@ from typing import TypeVar
 import asyncpg
 import structlog
 
+from infra.deadline import Bound, unbounded
 from memory.config import MemoryConfig
 from memory.contract import MemoryFailure, Result
 from memory.documents import _requests as checks
@@ -154,13 +155,13 @@ class Documents:
     async def _embed(self, texts: list[str], document: str | None = None) -> list[str]:
         """Vectors in batches; an ingest's `document` is touched after each (it is alive)."""
         vectors: list[str] = []
-        try:
-            for at in range(0, len(texts), MAX_BATCH):
+        for at in range(0, len(texts), MAX_BATCH):
+            try:
                 vectors.extend(await self._model.embed(texts[at : at + MAX_BATCH]))
-                if document is not None:
-                    await self._store.touch(document)
-        except MemoryFailure as failure:
-            raise RagModelFailed(failure.message) from None
+            except MemoryFailure as failure:  # the provider's failure, and only its
+                raise RagModelFailed(failure.message) from None
+            if document is not None:  # a database failure keeps its own code
+                await self._store.touch(document)
         return vectors
 
     def _require_model(self) -> str:
@@ -193,18 +194,25 @@ class Documents:
         return found
 
     async def retrieve(
-        self, text: object, top_k: object = checks.DEFAULT_TOP_K, namespace: object = None
+        self,
+        text: object,
+        top_k: object = checks.DEFAULT_TOP_K,
+        namespace: object = None,
+        *,
+        database: Bound = unbounded,
     ) -> Result[Retrieval]:
         """The `top_k` chunks of one collection that best answer `text`, best first: by
-        meaning, and by text when the query's words are rare (`_ranking`)."""
+        meaning, and by text when the query's words are rare (`_ranking`). `database` bounds
+        each database step (the embeddings request keeps its own timeout); what it raises
+        passes through."""
 
         async def work() -> Retrieval:
             query, k, ns = checks.query(text), checks.top_k(top_k), checks.namespace(namespace)
             model = self._require_model()
-            collection = await self._collection(ns, model, create=False)
+            collection = await database(self._collection(ns, model, create=False))
             started = time.perf_counter()
             [vector] = await self._embed([query])
-            hits = await self._store.hybrid(collection, vector, query, k)
+            hits = await database(self._store.hybrid(collection, vector, query, k))
             log.info(
                 "documents.retrieved",
                 namespace=ns,

@@ -15,6 +15,7 @@ import time
 
 import structlog
 
+from infra.deadline import Bound, unbounded
 from memory.contract import CapabilityUnavailable, MemoryFailure
 from memory.search._embeddings import EmbeddingModel
 from memory.search._indexer import EmbeddingIndexer
@@ -43,9 +44,10 @@ class Search:
         self._embedder = embedder
         self.indexer = EmbeddingIndexer(store, embedder)
 
-    async def run(self, request: SearchRequest) -> SearchOutcome:
+    async def run(self, request: SearchRequest, database: Bound = unbounded) -> SearchOutcome:
+        """`database` bounds each database step; the query's embedding keeps its own timeout."""
         started = time.perf_counter()
-        outcome = await self._run(request)
+        outcome = await self._run(request, database)
         if request.mode != "identifier":
             self.indexer.schedule()  # fill in vectors a failed pass left behind
         log.info(
@@ -61,27 +63,27 @@ class Search:
         )
         return outcome
 
-    async def _run(self, request: SearchRequest) -> SearchOutcome:
+    async def _run(self, request: SearchRequest, database: Bound) -> SearchOutcome:
         if request.mode == "identifier":
-            hits = await self._store.identifier(request.agent_id, request.query, request.k)
-            return SearchOutcome("identifier", False, None, tuple(hits))
+            found = self._store.identifier(request.agent_id, request.query, request.k)
+            return SearchOutcome("identifier", False, None, tuple(await database(found)))
         if request.mode == "lexical":
-            return _lexical(await self._lexical(request, request.k), None)
-        missing = await self._semantic_missing()
+            return _lexical(await database(self._lexical(request, request.k)), None)
+        missing = await database(self._semantic_missing())
         if request.mode == "semantic":
             if missing is not None:
                 raise CapabilityUnavailable(_NEEDS[missing], field="mode")
             vector = await self._embedder.embed([request.query])
-            hits = await self._semantic(request, vector[0], request.k)
+            hits = await database(self._semantic(request, vector[0], request.k))
             return SearchOutcome("semantic", False, None, tuple(hits))
         if missing is not None:
-            return _lexical(await self._lexical(request, request.k), missing)
-        return await self._hybrid(request)
+            return _lexical(await database(self._lexical(request, request.k)), missing)
+        return await self._hybrid(request, database)
 
-    async def _hybrid(self, request: SearchRequest) -> SearchOutcome:
+    async def _hybrid(self, request: SearchRequest, database: Bound) -> SearchOutcome:
         # the text query runs while the query's embedding is requested; both are awaited
         lexical, vector = await asyncio.gather(
-            self._lexical(request, CANDIDATES),
+            database(self._lexical(request, CANDIDATES)),
             self._query_vector(request.query),
             return_exceptions=True,
         )
@@ -91,7 +93,7 @@ class Search:
             raise vector
         if vector is None:
             return _lexical(tuple(lexical[: request.k]), EMBEDDING_FAILED)
-        semantic = await self._semantic(request, vector, CANDIDATES)
+        semantic = await database(self._semantic(request, vector, CANDIDATES))
         return SearchOutcome("hybrid", False, None, fuse([lexical, semantic], request.k))
 
     async def _semantic_missing(self) -> str | None:

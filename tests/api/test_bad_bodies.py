@@ -71,6 +71,14 @@ BAD: list[tuple[str, bytes, str, str, str]] = [
     ("NUL", b'{"userId": "a\\u0000"}', "application/json", "userId", "NUL"),
     ("NaN", b'{"calls": NaN}', "application/json", "body", "valid JSON"),
     ("not JSON", b"{userId: 1}", "application/json", "body", "valid JSON"),
+    (
+        "a number of 5,000 digits",
+        b'{"calls": ' + b"9" * 5_000 + b"}",
+        "application/json",
+        "calls",
+        "digits",
+    ),
+    ("a number past a float's range", b'{"calls": 1e999}', "application/json", "calls", "finite"),
 ]
 
 

@@ -105,6 +105,11 @@ async def test_memory_commands_print_the_http_bodies(
         (("memory", "add", "support", USER, "no-such-file.json"), "transcript"),
         (("memory", "search", "support", "x", "--mode", "psychic"), "mode"),
         (("memory", "forget", "support"), "forget"),
+        (("memory", "recall", "support", USER, "--calls", "9" * 100_000), "--calls"),
+        (("memory", "ops", "support", "--after", "9" * 100_000), "--after"),
+        (("memory", "ops", "support", "--limit", "\u00b2"), "--limit"),  # a digit int() refuses
+        (("docs", "search", "q", "--top-k", "1" * 5_000), "--top-k"),
+        (("sessions", "list", "support", "--limit", "1e3"), "--limit"),
     ],
 )
 async def test_bad_input_is_one_line_and_exit_2(
@@ -114,6 +119,19 @@ async def test_bad_input_is_one_line_and_exit_2(
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and named in err
     assert err.startswith("error: ") and "Traceback" not in err
+
+
+async def test_a_transcript_with_a_number_past_the_limits_is_one_line(
+    database_url: str, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "call.json"
+    transcript.write_text('[{"role": "user", "content": "hi", "n": ' + "9" * 5_000 + "}]")
+    code, out, err = await run(
+        "memory", "add", "support", USER, str(transcript), env={"DATABASE_URL": database_url}
+    )
+    assert code == 2 and out == ""
+    assert err.startswith("error: transcript: ") and "[0].n" in err and "digits" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
 async def test_every_bad_variable_is_named_before_anything_runs(tmp_path: Path) -> None:

@@ -57,6 +57,7 @@ REJECTED_ADDS = [
     ("call.duration_seconds", {"call": {"duration_seconds": float("nan")}}),
     ("call.duration_seconds", {"call": {"duration_seconds": True}}),
     ("call.duration_seconds", {"call": {"duration_seconds": "83"}}),
+    ("call.duration_seconds", {"call": {"duration_seconds": 10**400}}),  # past a float's range
     ("call.outcome", {"call": {"outcome": "o" * (limits.MAX_OUTCOME_CHARS + 1)}}),
     ("call.outcome", {"call": {"outcome": ""}}),
     ("call.run_id", {"call": {"run_id": 7}}),

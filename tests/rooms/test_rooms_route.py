@@ -25,7 +25,8 @@ DISPATCH = "AgentDispatchService/CreateDispatch"
 
 async def _post(client: Client, body: Any, key: str = "operator") -> tuple[int, Any]:
     raw = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
-    response = await client.post(PATH, data=raw.encode("utf-8"), headers=auth(key))
+    headers = auth(key) | {"Content-Type": "application/json"}
+    response = await client.post(PATH, data=raw.encode("utf-8"), headers=headers)
     return response.status, await response.json()
 
 

@@ -26,7 +26,13 @@ from worker.catalog import UnknownAgent
 from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http.auth import AuthFailure
 from worker.http.chat_turns import ModelNotFound
-from worker.http.routes_context import BodyTimedOut, BodyTooLarge, respond
+from worker.http.routes_context import (
+    BodyTimedOut,
+    BodyTooLarge,
+    ClientGone,
+    NotJson,
+    respond,
+)
 from worker.http.routes_ops_stream import StreamsFull
 from worker.http.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.identities import InvalidIdentities
@@ -37,6 +43,8 @@ CodedFailure: TypeAlias = (
     MemoryFailure
     | BodyTimedOut
     | BodyTooLarge
+    | ClientGone
+    | NotJson
     | UnknownAgent
     | AuthFailure
     | InvalidIdentities
@@ -74,7 +82,7 @@ UNEXPECTED: Final = Problem(INTERNAL_ERROR, "internal error")
 def translate(failure: Exception) -> Problem:
     """The answer to a failure a route raised (an `HTTPException` below 400 is not a failure)."""
     if isinstance(failure, CodedFailure):
-        close = isinstance(failure, BodyTimedOut | BodyTooLarge)
+        close = isinstance(failure, BodyTimedOut | BodyTooLarge | ClientGone)
         retry = (("Retry-After", "1"),) if isinstance(failure, StreamsFull) else ()
         return Problem(failure.code, failure.message, failure.field, retry, close)
     if isinstance(failure, web.HTTPException):
@@ -160,6 +168,9 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         if exc.status < 400:
             raise
         return answer(translate(exc), wire=wire_of(request.path))
+    except ClientGone as gone:  # the client's abort: info, and 499 in the access line
+        log.info("web.client_gone", method=request.method)
+        return answer(translate(gone), wire=wire_of(request.path))
     except Exception as exc:
         problem = translate(exc)
         if problem is UNEXPECTED:  # no traceback: database errors can quote rejected values

@@ -2,8 +2,9 @@
 
 Request bodies come from the pydantic models the routes validate with (`Route.body`); answers
 from `worker.http.answers` (`Route.answers`), and every error from `ErrorAnswer` as the
-`default` response. Pydantic's JSON Schema is draft 2020-12, which OpenAPI 3.1 uses as is. The
-static pages are listed too, with their media types. `/api/openapi.json` serves the document.
+`default` response (a JSON route also lists its 415 for another `Content-Type`). Pydantic's
+JSON Schema is draft 2020-12, which OpenAPI 3.1 uses as is. The static pages are listed too,
+with their media types. `/api/openapi.json` serves the document.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def _operation(route: Route) -> dict[str, Any]:
             "required": True,
             "content": {"application/json": {"schema": _ref(route.body)}},
         }
+        responses["415"] = _json(errors, "Content-Type is not application/json (or is missing)")
     binary = {"schema": {"type": "string", "format": "binary"}}
     if route.upload:
         operation["requestBody"] = {
@@ -85,6 +87,7 @@ def _operation(route: Route) -> dict[str, Any]:
         responses["200"] = {"description": "the bytes", "content": content}
         for _, model in route.answers:  # a stream: the JSON each of its events carries
             responses["200"]["x-event-data"] = _ref(model)
+    operation["x-family"] = route.family  # whose error codes it answers with
     if route.scope != "public":
         operation["security"] = [{"bearer": []}]
         operation["x-scope"] = route.scope

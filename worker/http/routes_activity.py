@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from memory.contract import InvalidRequest
 from memory.store import ActivityEntry, list_activity
 from worker.http import answers
+from worker.http.integers import optional_integer
 from worker.http.routes_context import POOL, Route, agent_of, respond, restricted_to, timestamp
 
 PATH = "/api/memory/activity"
@@ -19,11 +19,7 @@ MAX_LIMIT = 500
 
 def parse_limit(value: str | None) -> int:
     """The `limit` query parameter: an integer in 1..500, 50 when absent."""
-    if value is None:
-        return DEFAULT_LIMIT
-    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= MAX_LIMIT:
-        raise InvalidRequest(f"limit: must be an integer from 1 to {MAX_LIMIT}", field="limit")
-    return int(value)
+    return optional_integer(value, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
 
 
 def _entry(entry: ActivityEntry) -> dict[str, object]:

@@ -6,10 +6,13 @@ a key that reaches only some agents: an `{agentId}` in the path is checked here 
 handler, other routes resolve agents only through `agent_of` and `reachable_agents`.
 
 The wrapper authenticates and authorizes before the handler runs and
-leaves the caller's key on the request for the activity log. Then the handler runs inside the
+leaves the caller's key on the request for the activity log; a route that reads JSON refuses
+another `Content-Type` there (415), and its failures leave in its family's codes
+(`worker.http.families`). Then the handler runs inside the
 app's database deadline (`infra.deadline`): past it the answer is 503 `memory_unavailable` at
 once, and the handler's database work is abandoned to the background. A route that also waits
-on another service (LiveKit) says `deadline="own"` and bounds its database work with `bounded`.
+on another service (LiveKit, a model) says `deadline="own"` and bounds each database step with
+`bounded` (or hands a call `database_bound`), so a slow service is never blamed on the database.
 Routes never answer a failure themselves: they raise it (`unwrap` raises a memory envelope's
 error as the failure the core raised) and `worker.http.errors` writes the one error answer.
 """
@@ -28,7 +31,7 @@ import asyncpg
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
-from infra.deadline import Deadline, Late, within
+from infra.deadline import Bound, Deadline, Late, within
 from memory.api import Memory
 from memory.contract import (
     CapabilityUnavailable,
@@ -47,6 +50,7 @@ from memory.contract import (
 from memory.documents import RAG_FAILURES
 from worker.catalog import AgentSpec, Catalog, UnknownAgent
 from worker.http.auth import API_KEY_HEADER, ApiKey, Forbidden, Scope, authenticate, authorize
+from worker.http.families import Family, in_family
 from worker.http.serving import LIMITS
 
 T = TypeVar("T")
@@ -88,6 +92,7 @@ class Route:
     download: tuple[str, ...] = ()  # media types of a raw 200 answer
     api_key_header: bool = False  # the key may also come as `x-api-key` (Anthropic's clients)
     errors: type[BaseModel] | None = None  # the error answer's model, if not the common one
+    family: Family = "memory"  # whose codes its failures carry (`worker.http.families`)
 
 
 class BodyTimedOut(Exception):
@@ -101,6 +106,16 @@ class BodyTimedOut(Exception):
         super().__init__(self.message)
 
 
+class ClientGone(Exception):
+    """The client closed its connection before its body arrived: nobody waits for an answer.
+    Answered (to no one) and counted as 499, nginx's "client closed request", and logged at
+    info as `web.client_gone`: a client's abort is never a server failure (5xx)."""
+
+    code = "client_closed_request"
+    field = "body"
+    message = "body: the client closed the connection before sending all of it"
+
+
 class BodyTooLarge(Exception):
     """The declared `Content-Length` is past the body limit: 413 before any of the body is read
     (the connection closes, so the body is never waited for)."""
@@ -111,6 +126,28 @@ class BodyTooLarge(Exception):
     def __init__(self, limit: int, declared: int) -> None:
         self.message = f"body: at most {limit} bytes, Content-Length says {declared}"
         super().__init__(self.message)
+
+
+JSON_TYPE = "application/json"
+
+
+class NotJson(Exception):
+    """A route that reads a JSON body was sent another `Content-Type`, or none (415, before any
+    of the body is read)."""
+
+    code = "unsupported_media_type"
+    field = "Content-Type"
+
+    def __init__(self) -> None:
+        self.message = f"Content-Type: must be {JSON_TYPE}"
+        super().__init__(self.message)
+
+
+def require_json(request: web.Request) -> None:
+    """The one check of a JSON route's `Content-Type` (its parameters, the charset, are
+    `read_json`'s); aiohttp reads a missing header as `application/octet-stream`."""
+    if request.content_type != JSON_TYPE:
+        raise NotJson()
 
 
 class RouteTableError(ValueError):
@@ -130,6 +167,12 @@ def guarded(route: Route) -> Handler:
     scope = route.scope
 
     async def handle(request: web.Request) -> web.StreamResponse:
+        try:
+            return await checked(request)
+        except MemoryFailure as failure:  # the web layer's shared steps, in the family's codes
+            raise in_family(failure, route.family) from None
+
+    async def checked(request: web.Request) -> web.StreamResponse:
         if scope != "public":
             keys = request.app[API_KEYS]
             api_key = request.headers.get(API_KEY_HEADER) if route.api_key_header else None
@@ -140,6 +183,8 @@ def guarded(route: Route) -> Handler:
                 raise Forbidden(SHARED_REFUSED)
             if (agent_id := request.match_info.get("agentId")) is not None:
                 agent_of(request, agent_id)  # before the handler: another agent is unknown
+        if route.body is not None:  # a route that reads JSON reads nothing else
+            require_json(request)
         if route.deadline == "own":
             return await route.handler(request)
         if request.can_read_body:
@@ -156,6 +201,18 @@ async def bounded(request: web.Request, work: Awaitable[T]) -> T:
         return await within(deadline, work, step="http")
     except Late:
         raise Unavailable("the database did not answer within the deadline") from None
+
+
+def database_bound(request: web.Request) -> Bound:
+    """`bounded` for this request, one database step at a time: what a route whose call also
+    waits on a model (a search's query embedding) hands the call, so the database's steps are
+    within the deadline and the model keeps its own timeout (a slow model is never blamed on the
+    database, nor a frozen database waited for)."""
+
+    def bound(step: Awaitable[T]) -> Awaitable[T]:
+        return bounded(request, step)
+
+    return bound
 
 
 SHARED_REFUSED = (
@@ -240,6 +297,8 @@ async def read_body(request: web.Request) -> bytes:
             return await request.read()
     except TimeoutError:
         raise BodyTimedOut(seconds) from None
+    except ConnectionResetError:  # aiohttp's "Connection lost" while the body was owed
+        raise ClientGone() from None
 
 
 async def read_json(request: web.Request) -> object:

@@ -26,7 +26,10 @@ from memory.documents import (
 from worker.http import document_bodies as bodies
 from worker.http.routes_context import (
     BodyTimedOut,
+    ClientGone,
     Route,
+    bounded,
+    database_bound,
     parse_body,
     read_json,
     respond,
@@ -66,6 +69,8 @@ async def read_upload(request: web.Request) -> bytes:
                     raise _too_large()
     except TimeoutError:
         raise BodyTimedOut(seconds) from None
+    except ConnectionResetError:  # gone before the whole document arrived
+        raise ClientGone() from None
     return bytes(received)
 
 
@@ -81,17 +86,16 @@ async def list_documents(request: web.Request) -> web.Response:
 
 
 async def upload(request: web.Request) -> web.Response:
-    raw = await read_upload(request)
-    doc = unwrap(
-        await request.app[DOCUMENTS].ingest(
-            raw,
-            source=request.query.get("source"),
-            title=request.query.get("title"),
-            content_type=request.headers.get("Content-Type"),
-            namespace=request.match_info["namespace"],
-            wait=False,
-        )
+    raw = await read_upload(request)  # the body's own deadline; then the database's
+    ingest = request.app[DOCUMENTS].ingest(
+        raw,
+        source=request.query.get("source"),
+        title=request.query.get("title"),
+        content_type=request.headers.get("Content-Type"),
+        namespace=request.match_info["namespace"],
+        wait=False,
     )
+    doc = unwrap(await bounded(request, ingest))  # capability check, collection, pending row
     return respond(bodies.document_body(doc), status=202)
 
 
@@ -119,9 +123,12 @@ async def delete_document(request: web.Request) -> web.Response:
 
 
 async def search(request: web.Request) -> web.Response:
+    """Each database step within the database deadline, the query's embedding within the
+    model's own timeout: a slow model is `rag_model_failed`, never `rag_unavailable`."""
     body = parse_body(DocsSearchBody, await read_json(request))
-    namespace = request.match_info["namespace"]
-    found = unwrap(await request.app[DOCUMENTS].retrieve(body.query, body.top_k, namespace))
+    namespace, database = request.match_info["namespace"], database_bound(request)
+    docs = request.app[DOCUMENTS]
+    found = unwrap(await docs.retrieve(body.query, body.top_k, namespace, database=database))
     return respond(bodies.retrieval_body(found))
 
 
@@ -132,6 +139,7 @@ ROUTES = (
         list_collections,
         "documents:read",
         agents="shared",
+        family="documents",
         answers=((200, bodies.Collections),),
         summary="Every document collection with its embedding model",
     ),
@@ -141,6 +149,7 @@ ROUTES = (
         list_documents,
         "documents:read",
         agents="shared",
+        family="documents",
         answers=((200, bodies.DocumentList),),
         summary="The documents of one collection with their ingest status",
     ),
@@ -150,7 +159,9 @@ ROUTES = (
         upload,
         "documents:write",
         agents="shared",
-        deadline="own",  # the body is read and checked here; embedding runs in the background
+        family="documents",
+        deadline="own",  # the body within its own deadline, then the database steps within
+        # the database deadline (`bounded`); embedding runs in the background
         answers=((202, bodies.DocumentItem),),
         query=("source", "title"),
         upload=CONTENT_TYPES,
@@ -162,7 +173,9 @@ ROUTES = (
         search,
         "documents:read",
         agents="shared",
+        family="documents",
         body=DocsSearchBody,
+        deadline="own",  # the database's steps within the deadline, the model's within its own
         answers=((200, bodies.DocumentSearch),),
         summary="The search the agents' tool runs: nearest chunks with scores and metadata",
     ),
@@ -172,6 +185,7 @@ ROUTES = (
         get_document,
         "documents:read",
         agents="shared",
+        family="documents",
         answers=((200, bodies.DocumentItem),),
         summary="One document's metadata and status",
     ),
@@ -181,6 +195,7 @@ ROUTES = (
         download,
         "documents:read",
         agents="shared",
+        family="documents",
         download=CONTENT_TYPES,
         summary="The original bytes as uploaded",
     ),
@@ -190,6 +205,7 @@ ROUTES = (
         delete_document,
         "documents:write",
         agents="shared",
+        family="documents",
         answers=((200, bodies.DocumentItem),),
         summary="Delete a document with its original, chunks and vectors",
     ),

@@ -9,14 +9,13 @@ for), so this route needs `memory:read` like the customer routes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from aiohttp import web
 from multidict import MultiMapping
 
 from memory.contract import InvalidRequest
 from memory.store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
 from worker.http import answers
+from worker.http.integers import integer_in, optional_integer
 from worker.http.routes_context import POOL, Route, agent_of, respond
 
 PATH = "/api/memory/ops"
@@ -24,18 +23,9 @@ __all__ = ["MAX_CURSOR", "MAX_LIMIT", "ROUTES", "cursor", "parse_query"]
 _PARAMS = frozenset({"agentId", "after", "limit"})
 
 
-def _integer(query: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    value = query.get(name)
-    if value is None:
-        return default
-    if not value.isascii() or not value.isdigit() or not low <= int(value) <= high:
-        raise InvalidRequest(f"{name}: must be an integer from {low} to {high}", field=name)
-    return int(value)
-
-
 def cursor(value: str, name: str) -> int:
     """A cursor (an event id, 0 for the start) given as `name`; a bad one is a 400 naming it."""
-    return _integer({name: value}, name, 0, 0, MAX_CURSOR)
+    return integer_in(value, name, 0, MAX_CURSOR)
 
 
 def parse_query(query: MultiMapping[str], params: frozenset[str] = _PARAMS) -> tuple[str, int, int]:
@@ -49,8 +39,12 @@ def parse_query(query: MultiMapping[str], params: frozenset[str] = _PARAMS) -> t
     agent_id = query.get("agentId")
     if not agent_id:
         raise InvalidRequest("agentId: is required", field="agentId")
-    after = _integer(query, "after", 0, 0, MAX_CURSOR)
-    return agent_id, after, _integer(query, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    after = optional_integer(query.get("after"), "after", 0, 0, MAX_CURSOR)
+    return (
+        agent_id,
+        after,
+        optional_integer(query.get("limit"), "limit", DEFAULT_LIMIT, 1, MAX_LIMIT),
+    )
 
 
 async def get_ops(request: web.Request) -> web.Response:

@@ -16,6 +16,7 @@ from worker.http.routes_context import (
     MEMORY,
     Route,
     agent_of,
+    database_bound,
     parse_body,
     read_json,
     respond,
@@ -38,8 +39,11 @@ class SearchBody(BaseModel):
 async def search(request: web.Request) -> web.Response:
     agent = agent_of(request, request.match_info["agentId"])
     body = parse_body(SearchBody, await read_json(request))
+    memory, database = request.app[MEMORY], database_bound(request)
     found = unwrap(
-        await request.app[MEMORY].search(agent.name, body.query, body.user_id, body.k, body.mode)
+        await memory.search(
+            agent.name, body.query, body.user_id, body.k, body.mode, database=database
+        )
     )
     return respond(search_body(agent.name, body.user_id, found))
 
@@ -52,6 +56,7 @@ ROUTES = (
         "memory:read",
         agents="one",
         body=SearchBody,
+        deadline="own",  # each database step within the deadline, the model's within its own
         answers=((200, answers.SearchResults),),
         summary="Search one customer or every customer of an agent",
     ),

@@ -12,18 +12,15 @@ from __future__ import annotations
 from aiohttp import web
 
 from chat import MAX_LIST, check_session_id, delete_session, list_sessions, open_session
-from memory.contract import InvalidRequest
 from worker.http import answers, bodies
+from worker.http.integers import optional_integer
 from worker.http.routes_context import POOL, Route, agent_of, respond
 
 MAX_LIMIT = MAX_LIST
 
 
 def _limit(request: web.Request) -> int:
-    raw = request.query.get("limit", str(MAX_LIMIT))
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
-        raise InvalidRequest(f"limit: must be an integer from 1 to {MAX_LIMIT}", field="limit")
-    return int(raw)
+    return optional_integer(request.query.get("limit"), "limit", MAX_LIMIT, 1, MAX_LIMIT)
 
 
 def _agent_id(request: web.Request) -> str:

@@ -42,7 +42,9 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "method_not_allowed": 405,
         "bad_request": 400,
         "payload_too_large": 413,
+        "unsupported_media_type": 415,
         "request_timeout": 408,
+        "client_closed_request": 499,  # nginx's: the client left; no one reads the answer
         "server_busy": 503,
         # voice calls
         "invalid_identities": 400,
