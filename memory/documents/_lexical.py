@@ -43,7 +43,7 @@ _TEXT_LIST = f"""
                 and s.attname = 'search_text') e
         where e.freq * (select reltuples from pg_class
                         where oid = '{_S}.doc_chunks'::regclass) > {{selective}}),
-    counted as (
+    counted as materialized (
         select w.word, case when w.word in (select word from common) then {{selective}} + 1
             else (select count(*) from (
                 select 1 from {_S}.doc_chunks c
