@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from memory.documents import Documents
 from memory.documents._store import DocumentStore
-from testkit.debian_docs import PDF, TITLE_PAGE_CASE, Document
+from testkit.debian_docs import DOCUMENTS, PDF, QUESTIONS, TITLE_PAGE_CASE, Document, check_labels
 
 NS = "mime-spec"
 
@@ -51,3 +51,39 @@ async def test_the_collection_takes_its_language_and_its_stop_words_say_nothing_
     assert await store.lexical(collection, "what is this", 5) == []  # only stop words
     spec = await store.lexical(collection, "What is this spec?", 5)  # by "spec" alone
     assert 0 in [h.chunk for h in spec] and all("spec" in h.content for h in spec)
+
+
+async def test_ordinary_questions_on_real_documents_rank_well_by_all_their_words(
+    documents: Documents,
+) -> None:
+    """The benchmark's Debian documents and questions (`bench.documents_ranking_bench`): every
+    label names a phrase one chunk holds whole, and hybrid ranking finds the answers far better
+    than the rarest word's text list did (MRR@5 0.71 with the local embeddings; now 0.93)."""
+    chunks: dict[str, list[str]] = {}
+    for document in DOCUMENTS:
+        done = await documents.ingest(
+            document.body(),
+            source=document.source,
+            content_type=document.content_type,
+            namespace="debian",
+        )
+        assert done.data is not None, done.error
+        found = await documents.pool.fetch(
+            "select k.content from stackbone_platform.doc_chunks k"
+            " where k.document_id = $1::uuid order by k.seq",
+            done.data.id,
+        )
+        chunks[document.source] = [r[0] for r in found]
+    assert check_labels(chunks) == []
+    reciprocal = []
+    for question in QUESTIONS:
+        found = await documents.retrieve(question.text, 5, "debian")
+        assert found.data is not None, found.error
+        places = [
+            i
+            for i, h in enumerate(found.data.hits, start=1)
+            if question.answered_by(h.document.source, h.content)
+        ]
+        reciprocal.append(1 / places[0] if places else 0.0)
+    # on average (an HNSW search is approximate: a run may differ from another by a query)
+    assert sum(reciprocal) / len(reciprocal) >= 0.85
