@@ -14,7 +14,10 @@ A chunk holding any kept word scores, over the kept words it holds,
 `idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))` (Okapi BM25; `tf` the word's
 occurrences in the chunk, `dl` the chunk's distinct words, `avgdl` their mean over the chunks
 matched). So a product code (one chunk) outweighs every common word, and a question's content
-words together outweigh any one of them. No embedding is read: the list runs without pgvector.
+words together outweigh any one of them. A chunk's counts are read in C: `setweight` marks the
+kept words' positions, `ts_filter` keeps only them, and only those few are unnested (unnesting
+every word of every chunk matched cost ten times as much). No embedding is read: the list runs
+without pgvector.
 """
 
 from __future__ import annotations
@@ -59,7 +62,8 @@ _TEXT_LIST = f"""
         select k.word, ln(1 + (z.chunks - k.n + 0.5) / (k.n + 0.5)) as idf
         from counted k, size z where k.n between 1 and {{selective}}),
     any_word as (
-        select string_agg(quote_literal(word), ' | ')::tsquery as q from kept),
+        select string_agg(quote_literal(word), ' | ')::tsquery as q, array_agg(word) as words
+        from kept),
     matched as (
         select c.document_id, c.seq, c.search_text
         from {_S}.doc_chunks c, any_word a
@@ -69,10 +73,10 @@ _TEXT_LIST = f"""
         select m.document_id, m.seq,
             sum(k.idf * t.tf * {BM25_K1 + 1} / (t.tf + {BM25_K1}
                 * ({1 - BM25_B} + {BM25_B} * length(m.search_text) / p.avgdl))) as text_rank
-        from matched m cross join spread p
+        from matched m cross join spread p cross join any_word a
         cross join lateral (
             select u.lexeme, coalesce(array_length(u.positions, 1), 1) as tf
-            from unnest(m.search_text) u) t
+            from unnest(ts_filter(setweight(m.search_text, 'A', a.words), '{{{{a}}}}')) u) t
         join kept k on k.word = t.lexeme
         group by m.document_id, m.seq)"""
 

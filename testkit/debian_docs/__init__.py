@@ -10,7 +10,7 @@ natural, as a person would ask without knowing the wording.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -254,7 +254,7 @@ QUESTIONS = (
 )
 
 
-def check_labels(chunks: dict[str, Iterable[str]]) -> list[Question]:
+def check_labels(chunks: Mapping[str, Iterable[str]]) -> list[Question]:
     """The questions whose phrase no chunk of their document holds whole (should be none)."""
     folded = {source: [" ".join(c.split()) for c in texts] for source, texts in chunks.items()}
     return [q for q in QUESTIONS if not any(q.phrase in c for c in folded.get(q.source, []))]

@@ -68,12 +68,12 @@ async def test_ordinary_questions_on_real_documents_rank_well_by_all_their_words
             namespace="debian",
         )
         assert done.data is not None, done.error
-        found = await documents.pool.fetch(
+        rows = await documents.pool.fetch(
             "select k.content from stackbone_platform.doc_chunks k"
             " where k.document_id = $1::uuid order by k.seq",
             done.data.id,
         )
-        chunks[document.source] = [r[0] for r in found]
+        chunks[document.source] = [r[0] for r in rows]
     assert check_labels(chunks) == []
     reciprocal = []
     for question in QUESTIONS:
