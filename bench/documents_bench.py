@@ -1,7 +1,8 @@
 """Document collections benchmark: retrieve's database part as a ratio to `SELECT 1` on the same
 pool, at 10,000 and at 100,000 chunks in the searched collection (plus as many in another one),
-by meaning alone and hybrid (a query whose words are in every chunk, and one holding a code found
-in one chunk), and ingestion throughput in chunks/s through the local embeddings server.
+by meaning alone and hybrid (a query whose words are in every chunk, one holding a code found
+in one chunk, and one of 8 words each in 200 chunks, the most the text list scores), and
+ingestion throughput in chunks/s through the local embeddings server.
 
 Usage: python -m bench.documents_bench [--quick]   (quick: 1,000 and 10,000 chunks)
 Uses BENCH_DATABASE_URL when set, else a throwaway embedded Postgres. Chunks are generated
@@ -39,6 +40,16 @@ CHUNKS_PER_DOCUMENT = 100
 CODE_CHUNK = f"""update {S}.doc_chunks set content = content || ' SKU-88412-B'
     where (document_id, seq) = (select document_id, seq from {S}.doc_chunks
                                 where collection_id = $1 and content not like '%SKU-%' limit 1)"""
+# a question's words each in as many chunks as the text list takes a word from (200): the most
+# chunks the text list scores (`memory.documents._lexical`); `{}` is the word
+TOPIC_WORDS = [f"topic{i}" for i in range(1, 9)]
+TOPIC_CHUNKS = f"""update {S}.doc_chunks set content = content || ' {{0}}'
+    where (document_id, seq) in (
+        select document_id, seq from {S}.doc_chunks
+        where collection_id = $1 and content not like '% {{0}}%' order by random()
+        limit greatest(0, 200 - (select count(*) from {S}.doc_chunks
+                                 where collection_id = $1 and content like '% {{0}}%')))"""
+QUESTION = f"which {' '.join(TOPIC_WORDS)} fits"
 
 
 async def collection(conn: asyncpg.Connection, namespace: str) -> int:
@@ -131,18 +142,22 @@ async def main(quick: bool) -> None:
             took = time.perf_counter() - t
             print(f"| _loaded to {size:,} + {size:,} chunks in {took:.0f} s_ | | | | |")
             await loads.execute(CODE_CHUNK, searched)
-            base, near, common, code = await interleaved(
+            for word in TOPIC_WORDS:
+                await loads.execute(TOPIC_CHUNKS.format(word), searched)
+            base, near, common, code, question = await interleaved(
                 [
                     lambda: pool.fetchval("select 1"),
                     lambda: store.nearest(searched, vector, 5),
                     lambda: store.hybrid(searched, vector, "bench document about kettles", 5),
                     lambda: store.hybrid(searched, vector, "is SKU-88412-B in stock", 5),
+                    lambda: store.hybrid(searched, vector, QUESTION, 5),
                 ],
                 n,
             )
             print(row(f"nearest 5 chunks, HNSW — {size:,} chunks", near, base))
             print(row(f"hybrid, words in every chunk — {size:,}", common, base))
-            print(row(f"hybrid, a code in one chunk — {size:,}", code, base), flush=True)
+            print(row(f"hybrid, a code in one chunk — {size:,}", code, base))
+            print(row(f"hybrid, 8 words in 200 chunks each — {size:,}", question, base), flush=True)
     finally:
         await loads.close()
         await pool.close()

@@ -14,6 +14,7 @@ import math
 import re
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +61,8 @@ class ModelServer:
     embedding_failures: deque[Reply] = field(default_factory=deque)
     embedding_delay: float = 0.0  # seconds before every successful embeddings answer
     embeddings_answered: int = 0  # successful embeddings answers sent
+    embed: Callable[[str, int], list[float]] | None = None
+    """What makes a text's vector of the asked dimensions (None: `bag_of_words`)."""
     _runner: web.AppRunner | None = None
     url: str = ""
 
@@ -193,13 +196,18 @@ class ModelServer:
             await asyncio.sleep(self.embedding_delay)
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
         dimensions = int(body.get("dimensions", 512))
+        embed = self.embed
+        if embed is None:
+            vectors = [bag_of_words(t, dimensions) for t in texts]
+        else:  # a real model: off the event loop
+            vectors = await asyncio.to_thread(lambda: [embed(t, dimensions) for t in texts])
         self.embeddings_answered += 1
         return web.json_response(
             {
                 "object": "list",
                 "data": [
-                    {"object": "embedding", "index": i, "embedding": bag_of_words(t, dimensions)}
-                    for i, t in enumerate(texts)
+                    {"object": "embedding", "index": i, "embedding": v}
+                    for i, v in enumerate(vectors)
                 ],
                 "model": body.get("model", ""),
                 "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},

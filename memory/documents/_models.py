@@ -41,6 +41,16 @@ class Hit:
 
 
 @dataclass(frozen=True, slots=True)
+class TextHit:
+    """A chunk found by text alone (`DocumentStore.lexical`)."""
+
+    content: str
+    text_rank: float  # its BM25 score in the collection (`memory.documents._lexical`)
+    chunk: int
+    document: DocumentInfo
+
+
+@dataclass(frozen=True, slots=True)
 class Retrieval:
     namespace: str
     model: str

@@ -17,11 +17,12 @@ from memory.documents._errors import (
     RagSchemaMissing,
     RagUnavailable,
 )
-from memory.documents._models import Collection, DocumentInfo, Hit
+from memory.documents._lexical import text_list
+from memory.documents._models import Collection, DocumentInfo, Hit, TextHit
 from memory.documents._ranking import (
     CANDIDATES,
     LEXICAL_SELECTIVE,
-    LEXICAL_WORDS,
+    LEXICAL_SHARE,
     Ranked,
     fused,
 )
@@ -91,45 +92,19 @@ _NEAREST = f"""select n.content, n.distance, n.seq, {_DOC_COLUMNS}
     join {_S}.doc_collections c on c.id = d.collection_id
     order by n.distance, n.document_id, n.seq"""
 # Both lists of hybrid ranking in one round trip, every row with its cosine distance, its list
-# (0: meaning, 1: text) and its rank there. Meaning: the nearest chunks (HNSW). Text: the query's
-# words folded as for facts (0004, 0013), the LEXICAL_WORDS longest (a bound on a long query's
-# probes; codes are long); each word's chunks are counted through the GIN index (at most $5 + 1
-# read, but the index's bitmap holds all of the word's chunks), except a word that ANALYZE's
-# statistics of the column (`most_common_elems`) say is in more than $5 chunks of the whole
-# table: it is taken as common unread. The rarest word found in 1..$5 chunks picks the chunks,
-# ranked by how densely they hold any of the query's words (`ts_rank_cd` over `w1 | w2 | ...`).
-_WORD_QUERY = "plainto_tsquery('simple', w.word)"
+# (0: meaning, 1: text) and its rank there. Meaning: the nearest chunks (HNSW). Text: the chunks
+# holding the query's words, by BM25 (`memory.documents._lexical`), the best $3 of those scoring
+# at least LEXICAL_SHARE of the best one (`memory.documents._ranking`).
 _HYBRID = f"""with semantic as (
         select n.document_id, n.seq, n.content, n.distance
         from {_S}.nearest_chunks($1, $2::text::vector, $3) n),
-    words as (
-        select word from unnest(tsvector_to_array(
-            to_tsvector('simple', {_S}.search_fold($4)))) as word
-        order by length(word) desc, word limit {LEXICAL_WORDS}),
-    common as (
-        select e.word from (
-            select unnest(s.most_common_elems::text::text[]) as word,
-                unnest(s.most_common_elem_freqs) as freq
-            from pg_stats s
-            where s.schemaname = '{_S}' and s.tablename = 'doc_chunks'
-                and s.attname = 'search_text') e
-        where e.freq * (select reltuples from pg_class
-                        where oid = '{_S}.doc_chunks'::regclass) > $5),
-    counted as (
-        select {_WORD_QUERY} as q, case when w.word in (select word from common) then $5 + 1
-            else (select count(*) from (
-                select 1 from {_S}.doc_chunks c
-                where c.collection_id = $1 and c.search_text @@ {_WORD_QUERY}
-                limit $5 + 1) as found) end as n, w.word
-        from words w),
-    rarest as (select q from counted where n between 1 and $5 order by n, word limit 1),
-    any_word as (select string_agg('(' || q::text || ')', ' | ')::tsquery as q from counted),
+    {text_list("$1", "$4", "$5")},
     lexical as (
         select c.document_id, c.seq, c.content, c.embedding <=> $2::text::vector as distance,
-            ts_rank_cd(c.search_text, a.q, 32) as text_rank
-        from {_S}.doc_chunks c, rarest r, any_word a
-        where c.collection_id = $1 and c.search_text @@ r.q
-        order by text_rank desc, c.document_id, c.seq
+            s.text_rank
+        from scored s join {_S}.doc_chunks c on (c.document_id, c.seq) = (s.document_id, s.seq)
+        where s.text_rank >= {LEXICAL_SHARE} * (select max(text_rank) from scored)
+        order by s.text_rank desc, s.document_id, s.seq
         limit $3),
     both_lists as (
         select 0 as list, row_number() over (order by distance, document_id, seq) as rank,
@@ -141,6 +116,19 @@ _HYBRID = f"""with semantic as (
     from both_lists b
     join {_S}.doc_documents d on d.id = b.document_id
     join {_S}.doc_collections c on c.id = d.collection_id"""
+# The text list alone, best first (no vector read: it needs no pgvector).
+_LEXICAL = f"""with {text_list("$1", "$2", "$4")}
+    select k.content, s.text_rank, k.seq, {_DOC_COLUMNS}
+    from scored s
+    join {_S}.doc_chunks k on (k.document_id, k.seq) = (s.document_id, s.seq)
+    join {_S}.doc_documents d on d.id = s.document_id
+    join {_S}.doc_collections c on c.id = d.collection_id
+    order by s.text_rank desc, s.document_id, s.seq
+    limit $3"""
+# a collection takes the language of its first document that shows one (0023)
+_LANGUAGE = f"""update {_S}.doc_collections
+    set language = {_S}.text_language($2) where id = $1 and language is null"""
+LANGUAGE_SAMPLE = 20  # chunks of a document read for its language
 
 
 @contextlib.asynccontextmanager
@@ -246,6 +234,7 @@ class DocumentStore:
             if await conn.fetchval(_STILL_PENDING, document) is None:
                 return False
             await conn.execute(_DROP_OLDER, collection, source, document)
+            await conn.execute(_LANGUAGE, collection, " ".join(chunks[:LANGUAGE_SAMPLE]))
             for at in range(0, len(chunks), WRITE_BATCH):
                 part = slice(at, at + WRITE_BATCH)
                 await conn.execute(_CHUNKS, document, collection, chunks[part], vectors[part], at)
@@ -310,6 +299,12 @@ class DocumentStore:
             for which in (0, 1)
         )
         return [_hit(found[(h.document, h.chunk)], s) for h, s in fused(semantic, lexical, n)]
+
+    async def lexical(self, collection: int, query: str, n: int) -> list[TextHit]:
+        """By text alone: the text list of hybrid ranking, its best `n`."""
+        async with rag_translated(RagUnavailable, "document search"):
+            rows = await self._pool.fetch(_LEXICAL, collection, query, n, self._selective)
+        return [TextHit(r[0], float(r[1]), int(r[2]), document_of(r, 3)) for r in rows]
 
 
 def _hit(row: asyncpg.Record | tuple[Any, ...], ranked: float) -> Hit:

@@ -89,7 +89,7 @@ async def test_ordinary_questions_rank_at_least_as_well_as_by_meaning_alone(
     assert mean([h for _, h in measured]) >= 0.7
 
 
-async def test_the_text_list_joins_only_while_its_rarest_word_is_in_few_enough_chunks(
+async def test_a_word_joins_the_text_list_only_while_it_is_in_few_enough_chunks(
     documents: Documents,
 ) -> None:
     await load(documents)
