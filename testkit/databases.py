@@ -16,3 +16,23 @@ async def drop_database_under(pool: asyncpg.Pool, admin_url: str) -> None:
     admin = await asyncpg.connect(admin_url)
     await admin.execute(f'drop database "{name}" with (force)')
     await admin.close()
+
+
+def as_role(url: str, role: str, password: str) -> str:
+    """The same server and database, signed in as `role` with `password` (host and port kept)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{role}:{password}@{host}"))
+
+
+async def superuser_missing(admin_url: str) -> str | None:
+    """Why a test that creates roles and extensions cannot run on `admin_url`'s server, or None.
+
+    The embedded test server's role is a superuser; a `TEST_DATABASE_URL` may not be (a hosted
+    Postgres never is), and those tests skip with this reason (docs/testing.md)."""
+    conn = await asyncpg.connect(admin_url)
+    try:
+        superuser = await conn.fetchval("select rolsuper from pg_roles where rolname = current_user")
+    finally:
+        await conn.close()
+    return None if superuser else "needs a superuser TEST_DATABASE_URL (creates roles, extensions)"
