@@ -32,7 +32,9 @@ async def superuser_missing(admin_url: str) -> str | None:
     Postgres never is), and those tests skip with this reason (docs/testing.md)."""
     conn = await asyncpg.connect(admin_url)
     try:
-        superuser = await conn.fetchval("select rolsuper from pg_roles where rolname = current_user")
+        superuser = await conn.fetchval(
+            "select rolsuper from pg_roles where rolname = current_user"
+        )
     finally:
         await conn.close()
     return None if superuser else "needs a superuser TEST_DATABASE_URL (creates roles, extensions)"

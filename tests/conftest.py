@@ -48,6 +48,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "direct_only(reason): needs a direct session; left out --through-pgbouncer"
     )
+    config.addinivalue_line(
+        "markers", "pgvector: needs pgvector with HNSW on the test server; skipped without it"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -116,6 +119,33 @@ def template_db(pg_admin_url: str) -> Iterator[str]:
     asyncio.run(create())
     yield name
     asyncio.run(drop())
+
+
+@pytest.fixture(scope="session")
+def pgvector_missing(pg_admin_url: str, template_db: str) -> str | None:
+    """Why the test server cannot rank by meaning (no pgvector, or one without HNSW), or None."""
+
+    async def semantic() -> bool:
+        conn = await asyncpg.connect(with_database(pg_admin_url, template_db))
+        try:
+            return bool(
+                await conn.fetchval(
+                    "select count(*) from stackbone_platform.capabilities"
+                    " where name = 'memory.semantic'"
+                )
+            )
+        finally:
+            await conn.close()
+
+    return None if asyncio.run(semantic()) else "needs pgvector (0.5 or later) on the test server"
+
+
+@pytest.fixture(autouse=True)
+def _pgvector_or_skip(request: pytest.FixtureRequest) -> None:
+    """Tests marked `pgvector` skip, with the reason, on a server without it (docs/testing.md)."""
+    marked = request.node.get_closest_marker("pgvector") is not None
+    if marked and (reason := request.getfixturevalue("pgvector_missing")):
+        pytest.skip(reason)
 
 
 async def _fresh_database(admin_url: str, template: str | None) -> str:
