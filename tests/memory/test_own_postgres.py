@@ -10,13 +10,20 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
+import structlog
 
-from infra.database import create_pool
+from infra.database import PoolTimeouts, create_pool
+from infra.long_ops import LongOpLimits
 from infra.migrate import available, migrate
+from memory.config import MemoryConfig
 from memory.search import SearchAvailability, read_search_availability
 from testkit.databases import as_role, superuser_missing, with_database
 from testkit.model_server import ModelServer
 from tests.memory.search_helpers import remember, semantic_memory, texts, vectors
+from tests.web_clients import AppClients
+from worker.catalog import default_catalog
+from worker.http.web import create_app
+from worker.startup import prepare_database
 
 S = "stackbone_platform"
 ALL = [m.version for m in available()]
@@ -164,4 +171,41 @@ async def test_pgvector_without_hnsw_migrates_and_searches_lexical_only(
         assert texts(result) == ["Asked not to be called again."]
     finally:
         await memory.aclose()
+        await pool.close()
+
+
+async def test_start_up_and_healthz_say_search_is_lexical_and_why(
+    without_hnsw: str, memory_config: MemoryConfig
+) -> None:
+    with structlog.testing.capture_logs() as logs:  # the worker's main process, before livekit
+        await prepare_database(
+            without_hnsw, default_catalog(), migrations=LongOpLimits(), pool_limits=PoolTimeouts()
+        )
+    said = [e for e in logs if e["event"].startswith("search.")]
+    assert said == [
+        {
+            "event": "search.lexical_only",
+            "reason": "vector_without_hnsw",
+            "see": "docs/deployment.md#your-own-postgres",
+            "log_level": "warning",
+        }
+    ]
+    pool = await create_pool(without_hnsw)
+    app = create_app(pool=pool, catalog=default_catalog(), api_keys=(), memory_config=memory_config)
+    clients = AppClients()
+    try:
+        client = await clients.serve(app)
+        for _ in range(2):  # read once, then kept
+            response = await client.get("/healthz")
+            assert (response.status, await response.json()) == (
+                200,
+                {
+                    "status": "ok",
+                    "database": "ok",
+                    "search": "lexical",
+                    "searchReason": "vector_without_hnsw",
+                },
+            )
+    finally:
+        await clients.aclose()
         await pool.close()
