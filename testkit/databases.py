@@ -10,11 +10,29 @@ def with_database(url: str, name: str) -> str:
     return urlunsplit(urlsplit(url)._replace(path="/" + name))
 
 
+OWN_SESSIONS = """select pg_terminate_backend(pid) from pg_stat_activity
+    where datname = $1 and usename = current_user and pid <> pg_backend_pid()"""
+
+
+async def drop_database(admin: asyncpg.Connection, name: str) -> None:
+    """`drop database if exists ... with (force)`, also for a role that is no superuser.
+
+    Such a role (without `pg_signal_backend`) may not end an autovacuum worker's session, and
+    PostgreSQL 15 then refuses the forced drop ("must be a member of the role whose process is
+    being terminated"). The role's own sessions are ended instead, and a plain drop makes
+    autovacuum leave by itself."""
+    try:
+        await admin.execute(f'drop database if exists "{name}" with (force)')
+    except asyncpg.InsufficientPrivilegeError:
+        await admin.execute(OWN_SESSIONS, name)
+        await admin.execute(f'drop database if exists "{name}"')
+
+
 async def drop_database_under(pool: asyncpg.Pool, admin_url: str) -> None:
     """Drop the database a live pool points at: every later query on it fails."""
     name = await pool.fetchval("select current_database()")
     admin = await asyncpg.connect(admin_url)
-    await admin.execute(f'drop database "{name}" with (force)')
+    await drop_database(admin, name)
     await admin.close()
 
 

@@ -27,7 +27,7 @@ from infra.migrate import migrate
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.store._facts import MemoryStore
-from testkit.databases import with_database
+from testkit.databases import drop_database, with_database
 from testkit.model_server import ModelServer
 from testkit.pgbouncer import PgBouncer
 
@@ -113,7 +113,7 @@ def template_db(pg_admin_url: str) -> Iterator[str]:
 
     async def drop() -> None:
         admin = await asyncpg.connect(pg_admin_url)
-        await admin.execute(f'drop database if exists "{name}" with (force)')
+        await drop_database(admin, name)
         await admin.close()
 
     asyncio.run(create())
@@ -159,7 +159,7 @@ async def _fresh_database(admin_url: str, template: str | None) -> str:
 
 async def _drop(admin_url: str, name: str) -> None:
     admin = await asyncpg.connect(admin_url)
-    await admin.execute(f'drop database if exists "{name}" with (force)')
+    await drop_database(admin, name)
     await admin.close()
 
 
@@ -250,5 +250,5 @@ async def doomed_pool(pg_admin_url: str, template_db: str) -> AsyncIterator[asyn
     assert pool is not None
     yield pool
     pool.terminate()
-    await admin.execute(f'drop database if exists "{name}" with (force)')
+    await drop_database(admin, name)
     await admin.close()
