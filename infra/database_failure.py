@@ -11,7 +11,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import asyncpg
 
@@ -41,15 +41,16 @@ FAILURES: tuple[type[BaseException], ...] = (
 
 
 def masked(url: str) -> str:
-    """`url` with its password replaced by `***` (user, host, port and database kept)."""
+    """`url` with its password (in the address or as `?password=`) replaced by `***`."""
     try:
         parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        user, _, host = parts.netloc.rpartition("@")
-        return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}"))
+        if parts.password is not None:
+            user, _, host = parts.netloc.rpartition("@")
+            parts = parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}")
     except ValueError:  # an unparsable port: show nothing that could hold a secret
         return "<unparsable URL>"
+    query = [(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query, True)]
+    return urlunsplit(parts._replace(query=urlencode(query, safe="/*")))
 
 
 def _postgres_words(exc: asyncpg.PostgresError) -> str:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import asyncpg
 import pytest
 
+from infra.database_failure import masked
 from testkit.databases import as_role, with_database
 
 PREFIXES = ("LIVEKIT_", "OPENAI_", "VOICE_", "WEB_", "CALL_", "STACKBONE_", "MEMORY_", "DATABASE_")
@@ -146,3 +147,26 @@ async def test_a_missing_privilege_names_the_migration_the_cause_and_the_docs(
     )
     password = urlsplit(without_create).password
     assert not password or password not in err
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://app:s3cret@db:5432/app", "postgresql://app:***@db:5432/app"),
+        (
+            "postgresql://app:p%40ss@db/app?sslmode=require",
+            "postgresql://app:***@db/app?sslmode=require",
+        ),
+        (
+            "postgresql://app@db/app?password=s3cret&sslmode=require",
+            "postgresql://app@db/app?password=***&sslmode=require",
+        ),
+        (
+            "postgresql://postgres:@/postgres?host=/tmp/pg",
+            "postgresql://postgres:***@/postgres?host=/tmp/pg",
+        ),
+        ("postgresql://app@db/app", "postgresql://app@db/app"),
+    ],
+)
+def test_a_url_is_shown_without_its_password(url: str, shown: str) -> None:
+    assert masked(url) == shown
