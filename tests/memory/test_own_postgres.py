@@ -4,10 +4,12 @@ failing migration 0004. Both need a superuser (roles, `vector`); they skip witho
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import uuid
 from collections.abc import AsyncIterator
 
+import aiohttp
 import asyncpg
 import pytest
 import structlog
@@ -20,6 +22,7 @@ from memory.search import SearchAvailability, read_search_availability
 from testkit.databases import as_role, superuser_missing, with_database
 from testkit.model_server import ModelServer
 from tests.memory.search_helpers import remember, semantic_memory, texts, vectors
+from tests.web.test_web_process import free_port, start_web, wait_healthy
 from tests.web_clients import AppClients
 from worker.catalog import default_catalog
 from worker.http.web import create_app
@@ -209,3 +212,24 @@ async def test_start_up_and_healthz_say_search_is_lexical_and_why(
     finally:
         await clients.aclose()
         await pool.close()
+
+
+async def test_the_web_process_starts_lexical_only_and_says_why(without_hnsw: str) -> None:
+    """`python -m worker.http` on pgvector without HNSW: migrates, serves, one start-up line."""
+    port = free_port()
+    process = await start_web({"DATABASE_URL": without_hnsw, "PORT": str(port)})
+    try:
+        await wait_healthy(f"http://127.0.0.1:{port}/healthz")
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(f"http://127.0.0.1:{port}/healthz") as response,
+        ):
+            body = await response.json()
+    finally:
+        process.terminate()
+        _, err = await asyncio.wait_for(process.communicate(), 30)
+    assert (body["search"], body["searchReason"]) == ("lexical", "vector_without_hnsw")
+    said = [line for line in err.decode().splitlines() if "search." in line]
+    assert len(said) == 1 and "search.lexical_only" in said[0], said
+    assert "vector_without_hnsw" in said[0]
+    assert "Traceback" not in err.decode()
