@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
 from pydantic_settings import (
@@ -58,6 +59,20 @@ def _folded(value: Any) -> Any:
     return value.strip().casefold() if isinstance(value, str) else value
 
 
+def _postgres_url(value: str) -> str:
+    """A URL asyncpg can read; the message never repeats it (it may hold a password)."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018  (raises on a port that is not a number)
+    except ValueError:
+        raise ValueError("must be a postgresql:// URL with a numeric port") from None
+    if parts.scheme not in ("postgresql", "postgres"):
+        raise ValueError("must be a postgresql:// URL")
+    return value
+
+
+PostgresUrl = Annotated[str, AfterValidator(_postgres_url)]
+
 DEFAULT_RECALL_BUDGET_SECONDS = 0.35
 """The pre-greeting deadline: how long the greeting may wait for memory."""
 SAVE_TIMEOUT_OVER_EXTRACTION = 10.0
@@ -93,13 +108,13 @@ class Environment(BaseSettings):
     )
 
     # database (all processes)
-    database_url: str | None = Field(None, alias="DATABASE_URL")
+    database_url: PostgresUrl | None = Field(None, alias="DATABASE_URL")
     memory_pgdata: str | None = Field(None, alias="MEMORY_PGDATA")
     memory_migrate_on_start: Flag = Field("1", alias="MEMORY_MIGRATE_ON_START")
     database_pooler: Annotated[Literal["none", "transaction"], BeforeValidator(_folded)] = Field(
         "none", alias="DATABASE_POOLER"
     )
-    database_direct_url: str | None = Field(None, alias="DATABASE_DIRECT_URL")
+    database_direct_url: PostgresUrl | None = Field(None, alias="DATABASE_DIRECT_URL")
     database_command_timeout_seconds: Seconds = Field(
         DEFAULT_COMMAND_SECONDS, alias="DATABASE_COMMAND_TIMEOUT_SECONDS"
     )

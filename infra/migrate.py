@@ -10,7 +10,8 @@ waiting process waits as long as the run takes) and released after. Each migrati
 transaction of its own with its row in `schema_migrations`; one marked no-transaction
 (`infra.sql_script`) runs statement by statement, after dropping any invalid index a crash left
 of those it builds, so that a re-run finishes an interrupted `CREATE INDEX CONCURRENTLY`. A step
-that times out waiting for a lock is retried; past the last attempt `MigrationLockTimeout`.
+that times out waiting for a lock is retried; past the last attempt `MigrationLockTimeout`. Any
+other server error is raised as `MigrationFailed`, naming the migration, with Postgres's words.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from importlib import resources
 import asyncpg
 import structlog
 
+from infra.database_failure import MigrationFailed
 from infra.long_ops import LongOpLimits, connect_long, lock_wait_message, retry_delay
 from infra.sql_script import concurrent_indexes, is_transactional, statements
 
@@ -141,7 +143,7 @@ async def _with_lock_retry(
 ) -> None:
     for attempt in range(1, limits.lock_attempts + 1):
         try:
-            await step(conn)
+            await _named(conn, what, step)
             return
         except asyncpg.LockNotAvailableError:
             if attempt == limits.lock_attempts:
@@ -149,6 +151,16 @@ async def _with_lock_retry(
             delay = retry_delay(attempt)
             log.warning("database.migration_lock_wait", step=what, attempt=attempt, retry_in=delay)
             await asyncio.sleep(delay)
+
+
+async def _named(conn: asyncpg.Connection, what: str, step: Step) -> None:
+    """`step`, a server error but a lock wait raised as `MigrationFailed` naming `what`."""
+    try:
+        await step(conn)
+    except asyncpg.LockNotAvailableError:
+        raise
+    except asyncpg.PostgresError as exc:
+        raise MigrationFailed(what, exc) from exc
 
 
 async def _record(conn: asyncpg.Connection, migration: Migration) -> None:

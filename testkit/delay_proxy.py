@@ -24,8 +24,9 @@ import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
-from testkit.pgbouncer import upstream
+from testkit.pgbouncer import upstream, upstream_password
 
 CHUNK = 65536
 
@@ -41,6 +42,7 @@ class DelayProxy:
 
     def __init__(self, server_url: str, rtt_ms: float = 0.0) -> None:
         self._host, self._port, self._user = upstream(server_url)
+        self._password = upstream_password(server_url)
         self._socket = Path(self._host).is_dir()  # a socket directory, as libpq reads `host`
         self.rtt_ms = rtt_ms
         self.stats = _Stats()
@@ -53,7 +55,8 @@ class DelayProxy:
         return self.rtt_ms / 2000
 
     def url_for(self, database: str) -> str:
-        return f"postgresql://{self._user}@127.0.0.1:{self.port}/{database}"
+        login = f"{quote(self._user, safe='')}:{quote(self._password, safe='')}"
+        return f"postgresql://{login}@127.0.0.1:{self.port}/{database}"
 
     def turns_between(self, start: float, end: float) -> int:
         return sum(1 for at in self.stats.turns if start <= at <= end)

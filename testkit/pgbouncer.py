@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 POOL_SIZE = 4
 START_SECONDS = 10.0
@@ -51,6 +51,11 @@ def upstream(url: str) -> tuple[str, int, str]:
     return host, port, parts.username or "postgres"
 
 
+def upstream_password(url: str) -> str:
+    """The password of a Postgres URL ("" for none): a password-protected server needs it."""
+    return unquote(urlsplit(url).password or "")
+
+
 def _ini(work: Path, target: tuple[str, int, str], port: int) -> str:
     host, server_port, _ = target
     return f"""[databases]
@@ -76,6 +81,7 @@ class PgBouncer:
 
     def __init__(self, server_url: str) -> None:
         self._target = upstream(server_url)
+        self._password = upstream_password(server_url)
         self.port = _free_port()
         self._work = Path(tempfile.mkdtemp(prefix="caller-memory-pgbouncer-"))
         self._process: subprocess.Popen[bytes] | None = None
@@ -94,7 +100,9 @@ class PgBouncer:
 
     def start(self) -> None:
         binary = find_binary()
-        (self._work / "users.txt").write_text(f'"{self._target[2]}" ""\n')
+        # the user's password, for PgBouncer's own login to a password-protected server
+        secret = self._password.replace('"', '""')
+        (self._work / "users.txt").write_text(f'"{self._target[2]}" "{secret}"\n')
         (self._work / "pgbouncer.ini").write_text(_ini(self._work, self._target, self.port))
         command = [*self._run_as(), binary, str(self._work / "pgbouncer.ini")]
         self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL)

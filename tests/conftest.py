@@ -27,7 +27,7 @@ from infra.migrate import migrate
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.store._facts import MemoryStore
-from testkit.databases import with_database
+from testkit.databases import drop_database, with_database
 from testkit.model_server import ModelServer
 from testkit.pgbouncer import PgBouncer
 
@@ -47,6 +47,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "direct_only(reason): needs a direct session; left out --through-pgbouncer"
+    )
+    config.addinivalue_line(
+        "markers", "pgvector: needs pgvector with HNSW on the test server; skipped without it"
     )
 
 
@@ -110,12 +113,39 @@ def template_db(pg_admin_url: str) -> Iterator[str]:
 
     async def drop() -> None:
         admin = await asyncpg.connect(pg_admin_url)
-        await admin.execute(f'drop database if exists "{name}" with (force)')
+        await drop_database(admin, name)
         await admin.close()
 
     asyncio.run(create())
     yield name
     asyncio.run(drop())
+
+
+@pytest.fixture(scope="session")
+def pgvector_missing(pg_admin_url: str, template_db: str) -> str | None:
+    """Why the test server cannot rank by meaning (no pgvector, or one without HNSW), or None."""
+
+    async def semantic() -> bool:
+        conn = await asyncpg.connect(with_database(pg_admin_url, template_db))
+        try:
+            return bool(
+                await conn.fetchval(
+                    "select count(*) from stackbone_platform.capabilities"
+                    " where name = 'memory.semantic'"
+                )
+            )
+        finally:
+            await conn.close()
+
+    return None if asyncio.run(semantic()) else "needs pgvector (0.5 or later) on the test server"
+
+
+@pytest.fixture(autouse=True)
+def _pgvector_or_skip(request: pytest.FixtureRequest) -> None:
+    """Tests marked `pgvector` skip, with the reason, on a server without it (docs/testing.md)."""
+    marked = request.node.get_closest_marker("pgvector") is not None
+    if marked and (reason := request.getfixturevalue("pgvector_missing")):
+        pytest.skip(reason)
 
 
 async def _fresh_database(admin_url: str, template: str | None) -> str:
@@ -129,7 +159,7 @@ async def _fresh_database(admin_url: str, template: str | None) -> str:
 
 async def _drop(admin_url: str, name: str) -> None:
     admin = await asyncpg.connect(admin_url)
-    await admin.execute(f'drop database if exists "{name}" with (force)')
+    await drop_database(admin, name)
     await admin.close()
 
 
@@ -220,5 +250,5 @@ async def doomed_pool(pg_admin_url: str, template_db: str) -> AsyncIterator[asyn
     assert pool is not None
     yield pool
     pool.terminate()
-    await admin.execute(f'drop database if exists "{name}" with (force)')
+    await drop_database(admin, name)
     await admin.close()

@@ -21,6 +21,8 @@ from livekit.agents import AgentServer, AgentSession, JobContext, JobProcess, cl
 
 from callmemory import CallerMemory, environment
 from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN
+from infra.database_failure import DatabaseFailed
+from infra.embedded import EmbeddedStartFailed
 from infra.logs import configure_job_logging, scrub_livekit_content
 from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout
@@ -110,7 +112,7 @@ def prepared_server(argv: list[str], sessions: SessionFactory = build_session) -
     except ConfigError as exc:
         print(environment.report(exc), file=sys.stderr)
         raise SystemExit(2) from None
-    except (MigrationLockTimeout, ThroughPooler) as exc:
+    except (MigrationLockTimeout, ThroughPooler, DatabaseFailed, EmbeddedStartFailed) as exc:
         print(f"database error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
     port = main.settings.worker_metrics_port

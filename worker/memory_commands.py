@@ -20,6 +20,7 @@ from callmemory import environment
 from callmemory.config import long_op_limits, memory_config, pool_timeouts
 from infra import tracing
 from infra.database import create_pool, database_url
+from infra.database_failure import FAILURES, failure_line, migrations_variable
 from infra.embedded import EmbeddedStartFailed
 from infra.logs import configure_logging
 from infra.long_ops import ThroughPooler
@@ -60,8 +61,11 @@ def _run(work: Work) -> None:
     tracing.configure(settings.otel_exporter_otlp_endpoint)
     try:
         body = asyncio.run(_with_pool(work, settings))
-    except (OSError, asyncpg.PostgresError, EmbeddedStartFailed) as exc:
-        raise Refused(EXIT_FAILED, f"database unavailable ({type(exc).__name__})") from None
+    except EmbeddedStartFailed as exc:
+        raise Refused(EXIT_FAILED, str(exc)) from None
+    except FAILURES as exc:  # one line naming DATABASE_URL and the cause
+        line = failure_line(exc, "DATABASE_URL", settings.database_url)
+        raise Refused(EXIT_FAILED, line) from None
     _print(body)
 
 
@@ -106,10 +110,12 @@ def migrate() -> None:
         body = asyncio.run(work())
     except ConfigError as exc:  # only a pooler's address is known
         raise Refused(EXIT_FAILED, str(exc)) from None
-    except (MigrationLockTimeout, ThroughPooler) as exc:
+    except (MigrationLockTimeout, ThroughPooler, EmbeddedStartFailed) as exc:
         raise Refused(EXIT_FAILED, str(exc)) from None
-    except (OSError, asyncpg.PostgresError, EmbeddedStartFailed) as exc:
-        raise Refused(EXIT_FAILED, f"database unavailable ({type(exc).__name__})") from None
+    except FAILURES as exc:  # one line naming the variable, the migration and the cause
+        direct = settings.database_direct_url
+        line = failure_line(exc, migrations_variable(direct), direct or settings.database_url)
+        raise Refused(EXIT_FAILED, line) from None
     _print(body)
 
 

@@ -15,10 +15,12 @@ import structlog
 from callmemory import environment
 from callmemory.config import long_op_limits
 from infra.database import PoolTimeouts, create_pool, database_url
+from infra.database_failure import migrations_variable, naming
 from infra.logs import configure_logging
 from infra.long_ops import LongOpLimits
 from infra.migrate import run_migrations
 from memory.config import ConfigError
+from memory.search import log_search_availability, read_search_availability
 from memory.store import offer_code_bindings
 from worker.catalog import Catalog, default_catalog
 from worker.config import WorkerConfig, worker_config, worker_requirements
@@ -46,17 +48,25 @@ async def prepare_database(
     migrations: LongOpLimits | None,
     pool_limits: PoolTimeouts,
     direct_url: str | None = None,
+    configured: str | None = None,
 ) -> None:
     """Apply migrations (unless `migrations` is None) on a connection of their own, with the
     long-operation limits, at `direct_url` (default `url`: no pooler between); then offer
-    code-declared identity keys on a pool of the call's."""
+    code-declared identity keys on a pool of the call's, and say how search ranks here.
+
+    `configured` is `DATABASE_URL` as given (None: the embedded server); a database failure is
+    raised as `DatabaseFailed`, one line naming the variable and the cause."""
     if migrations is not None:
-        await run_migrations(direct_url or url, migrations)
-    pool = await create_pool(url, min_size=1, max_size=1, timeouts=pool_limits)
-    try:
-        await offer_code_bindings(pool, catalog.identity_keys())
-    finally:
-        await pool.close()
+        with naming(migrations_variable(direct_url), direct_url or configured):
+            await run_migrations(direct_url or url, migrations)
+    with naming("DATABASE_URL", configured):
+        pool = await create_pool(url, min_size=1, max_size=1, timeouts=pool_limits)
+        try:
+            await offer_code_bindings(pool, catalog.identity_keys())
+            search = await read_search_availability(pool)
+        finally:
+            await pool.close()
+    log_search_availability(search)
 
 
 def needs_preparation(argv: Sequence[str]) -> bool:
@@ -104,6 +114,7 @@ async def prepare_main_process(argv: Sequence[str]) -> MainProcess:
         migrations=migrations,
         pool_limits=main.config.call.database,
         direct_url=main.settings.database_direct_url,
+        configured=main.settings.database_url,
     )
     log.info("worker.prepared", agent_id=main.agent)
     return main

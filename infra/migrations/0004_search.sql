@@ -32,6 +32,10 @@ begin
     exception when others then
         return 'vector_extension_missing';
     end;
+    -- pgvector before 0.5 has no HNSW index: search stays lexical (see docs/deployment.md)
+    if not exists (select 1 from pg_am where amname = 'hnsw') then
+        return 'vector_without_hnsw';
+    end if;
     -- One row per fact, created and reset by triggers on memory_facts and erased with the fact
     -- (cascade), so no vector outlives its text. `embedding` is null until a background pass
     -- fills it; `content_md5` is the content it must be computed from.

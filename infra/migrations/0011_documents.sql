@@ -70,6 +70,10 @@ begin
     exception when others then
         return 'vector_extension_missing';
     end;
+    -- pgvector before 0.5 has no HNSW index: search stays lexical (see docs/deployment.md)
+    if not exists (select 1 from pg_am where amname = 'hnsw') then
+        return 'vector_without_hnsw';
+    end if;
     -- no chunk can exist yet (ingest is refused without vectors), so the column can be required
     execute 'alter table stackbone_platform.doc_chunks add column embedding vector(512) not null';
     execute $sql$

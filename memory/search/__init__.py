@@ -2,6 +2,12 @@
 their fusion, the fact vectors (embeddings, background indexing) and search's own SQL.
 """
 
+from memory.search._availability import (
+    SearchAvailability,
+    log_search_availability,
+    read_search_availability,
+    search_availability,
+)
 from memory.search._embeddings import EMBEDDING_DIMENSIONS, MAX_BATCH, EmbeddingModel
 from memory.search._models import SEARCH_MODES, SearchHit, SearchOutcome
 from memory.search._requests import DEFAULT_K, DEFAULT_MODE, search_request
@@ -16,8 +22,12 @@ __all__ = [
     "SEARCH_MODES",
     "EmbeddingModel",
     "Search",
+    "SearchAvailability",
     "SearchHit",
     "SearchOutcome",
     "SearchStore",
+    "log_search_availability",
+    "read_search_availability",
+    "search_availability",
     "search_request",
 ]

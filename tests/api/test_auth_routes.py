@@ -26,7 +26,8 @@ class TestHealth:
         """The health check answers without a key and proves the database answers."""
         response = await client.get("/healthz")
         assert response.status == 200
-        assert await response.json() == {"status": "ok", "database": "ok"}
+        body = await response.json()
+        assert (body["status"], body["database"]) == ("ok", "ok")
 
     def test_it_is_the_only_public_route(self) -> None:
         """Every other route in the table names a scope."""
@@ -119,3 +120,19 @@ class TestUnknownRoutes:
         assert response.status == 405
         assert "GET" in response.headers["Allow"]
         assert (await response.json())["error"]["code"] == "method_not_allowed"
+
+
+async def test_healthz_says_how_search_ranks_on_this_server(
+    client: Client, pgvector_missing: str | None
+) -> None:
+    """Semantic where pgvector (with HNSW) is (the embedded server), else lexical and why."""
+    body = await (await client.get("/healthz")).json()
+    if pgvector_missing is None:
+        assert (body["search"], body["searchReason"]) == ("semantic", None)
+    else:  # Debian's server has no pgvector package
+        assert body["search"] == "lexical"
+        assert body["searchReason"] in {
+            "vector_extension_missing",
+            "vector_without_hnsw",
+            "semantic_search_not_enabled",
+        }

@@ -58,6 +58,7 @@ async def ready(client: Client, doc_id: str) -> dict[str, object]:
     return body
 
 
+@pytest.mark.pgvector
 async def test_upload_pdf_markdown_html_then_list_search_download_delete(
     client: Client, pool: asyncpg.Pool
 ) -> None:
@@ -120,6 +121,7 @@ async def test_upload_pdf_markdown_html_then_list_search_download_delete(
         (b"", "text/plain", 400, "rag_invalid_request"),
     ],
 )
+@pytest.mark.pgvector
 async def test_a_bad_upload_is_a_4xx_naming_the_rule_and_leaves_nothing(
     client: Client,
     pool: asyncpg.Pool,
@@ -138,6 +140,7 @@ async def test_a_bad_upload_is_a_4xx_naming_the_rule_and_leaves_nothing(
     assert model_server.embedding_requests == []
 
 
+@pytest.mark.pgvector
 async def test_upload_size_at_and_past_the_limit(client: Client, pool: asyncpg.Pool) -> None:
     at = b"a" + b" " * (MAX_DOCUMENT_BYTES - 2) + b"b"  # folds to "a b": one chunk
     status, answer = await upload(client, at + b"x", "text/plain")

@@ -205,6 +205,7 @@ def _check(document: dict[str, Any], method: str, path: str, status: int, body: 
     return key
 
 
+@pytest.mark.pgvector
 async def test_every_answer_matches_the_document(
     client: Client, memory: Memory, model_server: ModelServer
 ) -> None:

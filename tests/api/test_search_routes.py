@@ -43,6 +43,7 @@ async def seeded(memory: Memory, model_server: ModelServer) -> None:
     await remember(memory, model_server, "José Ñúñez", "Prefiere el teléfono por la tarde.")
 
 
+@pytest.mark.pgvector
 @pytest.mark.usefixtures("seeded")
 async def test_hybrid_search_across_contacts(client: Client) -> None:
     status, body = await search(client, query="who asked not to be called")

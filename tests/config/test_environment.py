@@ -219,3 +219,31 @@ def test_limits_differ_names_what_the_server_does_not_carry() -> None:
         "lock_timeout",
         "statement_timeout",
     ]
+
+
+@pytest.mark.parametrize(
+    ("url", "rule"),
+    [
+        ("postgresql://app:s3cret@db:fivefourthree/app", "a postgresql:// URL with a numeric port"),
+        ("mysql://app:s3cret@db/app", "a postgresql:// URL"),
+    ],
+)
+def test_a_database_url_asyncpg_cannot_read_is_named_without_its_password(
+    url: str, rule: str
+) -> None:
+    """Else the process would die in asyncpg's URL parser with a traceback."""
+    with pytest.raises(ConfigError) as caught:
+        environment.read({"DATABASE_URL": url, "DATABASE_DIRECT_URL": url})
+    assert str(caught.value).splitlines() == [
+        f"DATABASE_URL: must be {rule}",
+        f"DATABASE_DIRECT_URL: must be {rule}",
+    ]
+
+
+def test_postgres_urls_asyncpg_reads_are_accepted() -> None:
+    for url in (
+        "postgresql://app:p%40ss@db:5432/app",
+        "postgres://app@db/app",
+        "postgresql://postgres:@/postgres?host=/tmp/pgdata",
+    ):
+        assert environment.read({"DATABASE_URL": url}).database_url == url

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncpg
+import pytest
 
 from memory.api import Memory
 from memory.config import MemoryConfig
@@ -46,6 +47,7 @@ async def test_a_full_batch_comes_back_in_input_order(model_server: ModelServer)
     assert [[float(x) for x in v[1:-1].split(",")] for v in literals] == expected
 
 
+@pytest.mark.pgvector
 async def test_semantic_search_fills_in_for_more_than_ten_facts(
     semantic: Memory, model_server: ModelServer, pool: asyncpg.Pool
 ) -> None:

@@ -34,7 +34,7 @@ from memory.settings import CodeDefaults
 from memory.store._extraction_settings import load_extraction
 from memory.store._facts import MemoryStore
 from memory.store._settings import load_call_settings
-from testkit.databases import with_database
+from testkit.databases import OWN_SESSIONS, drop_database, with_database
 from testkit.model_server import ModelServer, Reply
 from tests.memory.helpers import add_op, update_op
 
@@ -84,10 +84,18 @@ faults = st.one_of(
 )
 
 
-async def _admin(admin_url: str, sql: str) -> None:
+async def _admin(admin_url: str, sql: str, *args: object) -> None:
     conn = await asyncpg.connect(admin_url)
     try:
-        await conn.execute(sql)
+        await conn.execute(sql, *args)
+    finally:
+        await conn.close()
+
+
+async def _drop(admin_url: str, name: str) -> None:
+    conn = await asyncpg.connect(admin_url)
+    try:
+        await drop_database(conn, name)
     finally:
         await conn.close()
 
@@ -116,7 +124,7 @@ async def scene(
     finally:
         if pool is not None:
             pool.terminate()
-        await _admin(admin_url, f'drop database if exists "{name}" with (force)')
+        await _drop(admin_url, name)
 
 
 async def _prepare(url: str, fault: Fault) -> None:
@@ -142,13 +150,9 @@ async def _prepare(url: str, fault: Fault) -> None:
 async def _strike(admin_url: str, name: str, fault: Fault) -> None:
     await asyncio.sleep(fault.delay)
     if fault.kind.startswith("terminate"):
-        await _admin(
-            admin_url,
-            "select pg_terminate_backend(pid) from pg_stat_activity"
-            f" where datname = '{name}' and pid <> pg_backend_pid()",
-        )
+        await _admin(admin_url, OWN_SESSIONS, name)  # every session of the service's role
     elif fault.kind.startswith("drop"):
-        await _admin(admin_url, f'drop database if exists "{name}" with (force)')
+        await _drop(admin_url, name)
 
 
 async def _operate(memory: Memory, op: str) -> Result[Any]:

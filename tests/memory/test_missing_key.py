@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncpg
+import pytest
 
 from memory.api import open_memory
 from memory.config import MemoryConfig
@@ -40,6 +41,7 @@ async def test_a_keyed_failure_does_not_blame_the_key(
     assert result.error is not None and "API_KEY" not in result.error.message
 
 
+@pytest.mark.pgvector
 async def test_semantic_search_without_a_key_names_the_variable(
     pool: asyncpg.Pool,
 ) -> None:

@@ -52,6 +52,7 @@ async def test_across_contacts_and_within_one(memory: Memory, model_server: Mode
     assert all(h.id and h.score > 0 for h in everyone.data.items)  # type: ignore[union-attr]
 
 
+@pytest.mark.pgvector
 async def test_other_agents_are_never_searched(semantic: Memory, model_server: ModelServer) -> None:
     await remember(semantic, model_server, "ana", "Has a cat.", agent="sales")
     await remember(semantic, model_server, "ana", "Has a dog.", agent="support")
@@ -62,6 +63,7 @@ async def test_other_agents_are_never_searched(semantic: Memory, model_server: M
     assert contacts(await semantic.search("other", "ana", mode="identifier")) == []
 
 
+@pytest.mark.pgvector
 async def test_semantic_finds_what_lexical_misses(
     semantic: Memory, model_server: ModelServer
 ) -> None:
@@ -85,6 +87,7 @@ async def test_semantic_finds_what_lexical_misses(
     }
 
 
+@pytest.mark.pgvector
 async def test_hybrid_ranks_a_fact_found_both_ways_first(
     semantic: Memory, model_server: ModelServer
 ) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
 from tests.memory.search_helpers import EMBEDDING_MODEL
 from tests.memory.test_cli_and_migrations import cli
 
 
+@pytest.mark.pgvector
 async def test_cli_search_modes(
     database_env: dict[str, str], model_server: ModelServer, tmp_path: Path
 ) -> None:

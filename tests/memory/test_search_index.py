@@ -23,6 +23,8 @@ from tests.memory.search_helpers import (
     vectors,
 )
 
+pytestmark = pytest.mark.pgvector  # every test here reads or writes fact vectors
+
 __all__ = ["semantic"]  # fixture
 
 

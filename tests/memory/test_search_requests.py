@@ -63,6 +63,7 @@ def test_requests_at_the_limits_are_accepted(changes: dict[str, object]) -> None
     search_request(**{**OK, "mode_value": "hybrid", **changes})
 
 
+@pytest.mark.pgvector
 async def test_the_api_answers_an_envelope_and_never_logs_the_query_or_user(
     semantic: Memory, model_server: ModelServer, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -3,9 +3,9 @@ why; an administrator enables semantic search later and the existing facts are b
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from collections.abc import AsyncIterator
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
@@ -13,14 +13,9 @@ import pytest
 from infra.database import create_pool
 from infra.migrate import available, migrate
 from memory.api import Memory
-from testkit.databases import with_database
+from testkit.databases import as_role, superuser_missing, with_database
 from testkit.model_server import ModelServer
 from tests.memory.search_helpers import remember, semantic_memory, texts
-
-
-def as_user(url: str, user: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(netloc=f"{user}@{parts.netloc.rpartition('@')[2]}"))
 
 
 @pytest.fixture
@@ -28,11 +23,14 @@ async def plain_url(pg_admin_url: str) -> AsyncIterator[tuple[str, str]]:
     """A database owned by a role that is not a superuser (pgvector is not a trusted extension).
 
     Yields (url as that role, url as the superuser), both to the same database."""
-    name = "plain_" + uuid.uuid4().hex[:10]
+    if reason := await superuser_missing(pg_admin_url):
+        pytest.skip(reason)
+    name, password = "plain_" + uuid.uuid4().hex[:10], secrets.token_hex(8)
     admin = await asyncpg.connect(pg_admin_url)
-    await admin.execute(f'create role "{name}" login')
+    await admin.execute(f"create role \"{name}\" login password '{password}'")
     await admin.execute(f'create database "{name}" owner "{name}"')
-    yield as_user(with_database(pg_admin_url, name), name), with_database(pg_admin_url, name)
+    url = with_database(pg_admin_url, name)
+    yield as_role(url, name, password), url
     await admin.execute(f'drop database if exists "{name}" with (force)')
     await admin.execute(f'drop role if exists "{name}"')
     await admin.close()
@@ -77,6 +75,7 @@ async def enable_and_backfill(superuser_url: str, pool: asyncpg.Pool, server: Mo
     await restarted.drain_indexing()
 
 
+@pytest.mark.pgvector
 async def test_the_embedded_server_gets_semantic_search_with_iterative_scans(
     pool: asyncpg.Pool,
 ) -> None:

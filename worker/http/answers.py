@@ -38,6 +38,9 @@ class ErrorAnswer(_Answer):
 class Health(_Answer):
     status: Literal["ok", "degraded"]
     database: Literal["ok", "timeout", "unreachable"]
+    # how search over facts ranks here, and why not by meaning (docs/deployment.md)
+    search: Literal["semantic", "lexical"] | None = None
+    searchReason: str | None = None
 
 
 class Binding(_Answer):

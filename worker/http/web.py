@@ -23,6 +23,13 @@ from callmemory.environment import default
 from chat import ChatConfig, ConversationModel
 from infra import database, tracing
 from infra.database import create_pool, database_url
+from infra.database_failure import (
+    FAILURES,
+    DatabaseFailed,
+    failure_line,
+    migrations_variable,
+    naming,
+)
 from infra.embedded import EmbeddedStartFailed
 from infra.logs import configure_logging
 from infra.long_ops import ThroughPooler
@@ -30,6 +37,7 @@ from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig
 from memory.documents import Documents
+from memory.search import log_search_availability, read_search_availability
 from memory.store import MemoryStore, offer_code_bindings
 from worker.catalog import Catalog, default_catalog
 from worker.dispatcher import Dispatcher
@@ -157,6 +165,7 @@ def create_app(
     app[chat_turns.CHAT_CONFIG] = chat or ChatConfig()
     app[chat_turns.CHAT_MODEL] = ConversationModel(app[chat_turns.CHAT_CONFIG])
     app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
+    app[routes_health.SEARCH] = routes_health.SearchSeen()
     app[routes_ops_stream.OPS_STREAMS] = routes_ops_stream.OpsStreams(app[LIMITS].max_ops_streams)
     app.on_shutdown.append(routes_ops_stream.stop_streams)  # before handlers are awaited
     app[openapi.DOCUMENT] = openapi.document((*ROUTES, openapi.ROUTE), PAGES)
@@ -176,8 +185,15 @@ def create_app(
 
 async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Application:
     if config.migrate_on_start:  # before the pool: its limits are the routes'
-        await run_migrations(config.direct_url or url, config.long_ops)
-    pool = await create_pool(url, timeouts=config.database)
+        migrations_url = config.direct_url or url
+        with naming(
+            migrations_variable(config.direct_url), config.direct_url or config.database_url
+        ):
+            await run_migrations(migrations_url, config.long_ops)
+    with naming("DATABASE_URL", config.database_url):
+        pool = await create_pool(url, timeouts=config.database)
+        search = await read_search_availability(pool)
+    log_search_availability(search)
     app = create_app(
         pool=pool,
         catalog=catalog,
@@ -190,6 +206,7 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         retention=RetentionConfig(config.ops_retention_days),
         recover_documents_after=config.documents_recover_after_seconds,
     )
+    app[routes_health.SEARCH].value = search
 
     async def close_pool(_: web.Application) -> None:
         await database.close_pool(pool, CLOSE_SECONDS)
@@ -261,8 +278,14 @@ def main() -> int:
     except ConfigError as exc:  # a port already taken
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
-    except (MigrationLockTimeout, ThroughPooler) as exc:
+    except (MigrationLockTimeout, ThroughPooler, DatabaseFailed) as exc:
         print(f"database error: {exc}", file=sys.stderr)
+        return 1
+    except FAILURES as exc:  # a later start-up step (the identity keys offered)
+        print(
+            f"database error: {failure_line(exc, 'DATABASE_URL', config.database_url)}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
