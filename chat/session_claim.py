@@ -14,6 +14,7 @@ session in one statement. Text a model wrote is escaped for Postgres at this bou
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ RELEASE_SECONDS: Final = 1.0
 """How long freeing a claim a turn did not record may take; past it the lease frees it."""
 
 _S = "stackbone_platform"
+_LONE = re.compile("[\ud800-\udfff]")
 _KEY_STILL = f"""(select identity_key from {_S}.memory_identity_bindings where agent_id = $1)
          is not distinct from $9::text"""
 _CLAIMED = """claimed as (
@@ -149,8 +151,20 @@ def address_of(
 
 
 def _flat(kept: Any) -> list[dict[str, Any]]:
+    """The kept thread as the model is sent it: exactly what was said, except a lone surrogate
+    (which no UTF-8 request body can carry), sent as U+FFFD."""
     turns = json.loads(kept) if isinstance(kept, str) else kept
-    return [read_json(m) for turn in turns for m in turn]
+    return [_sendable(read_json(m)) for turn in turns for m in turn]
+
+
+def _sendable(value: Any) -> Any:
+    if isinstance(value, str):
+        return _LONE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_sendable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _sendable(v) for k, v in value.items()}
+    return value
 
 
 async def open_turn(
