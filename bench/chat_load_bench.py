@@ -11,7 +11,7 @@ statements were merged, and many concurrent clients against an instant model.
    forwards to the same model (the floor). Printed: turns/s of both, their ratio and the
    answers by status (the goal: no 5xx).
 
-Usage: python -m bench.chat_load_bench [--clients 50] [--seconds 30] [--no-hog]
+Usage: python -m bench.chat_load_bench [--clients 50] [--seconds 30] [--no-hog] [--pools 5,10]
 Uses BENCH_DATABASE_URL when set, else a throwaway embedded Postgres.
 """
 
@@ -172,21 +172,28 @@ async def load(base: str, path: str, clients: int, seconds: float) -> tuple[floa
     return sum(statuses.values()) / took, dict(statuses)
 
 
-async def main(clients: int, seconds: float, hog: bool) -> None:
-    configure_logging(logging.WARNING)
-    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
-        Path(tempfile.mkdtemp(prefix="chat-load-")) / "pgdata", cleanup_mode="delete"
-    )
-    url = await fresh_database(admin_url)
+async def _counted(url: str, model_url: str) -> None:
+    """Round trips, through a proxy that counts them (its own app and pool)."""
     proxy = DelayProxy(url, rtt_ms=0)
     await proxy.start()
-    database = urlsplit(url).path.lstrip("/")
-    pool = await create_pool(proxy.url_for(database), min_size=5, max_size=5)
-    model, model_url = await _instant_model()
+    pool = await create_pool(proxy.url_for(urlsplit(url).path.lstrip("/")), max_size=5)
+    runner, base = await _serve(pool, model_url)
+    try:
+        await round_trips(proxy, pool, base, 50)
+    finally:
+        await runner.cleanup()
+        await pool.close()
+        await proxy.stop()
+
+
+async def _loaded(
+    url: str, model_url: str, clients: int, seconds: float, *, hog: bool, size: int
+) -> None:
+    """The load, straight to Postgres on a web pool of `size` (no proxy in the loop)."""
+    pool = await create_pool(url, min_size=size, max_size=size)
     runner, base = await _serve(pool, model_url)
     spinner = None
     try:
-        await round_trips(proxy, pool, base, 50)
         if hog:
             spinner = await asyncio.create_subprocess_exec(sys.executable, "-c", "while 1: pass")
         wire, wire_statuses = await load(base, "/v1/chat/completions", clients, seconds)
@@ -196,14 +203,28 @@ async def main(clients: int, seconds: float, hog: bool) -> None:
             spinner.kill()
             await spinner.wait()
         await runner.cleanup()
-        await model.cleanup()
         await pool.close()
-        await proxy.stop()
-    print(f"\n{clients} clients, {seconds:g} s each, CPU hog {'on' if hog else 'off'}")
+    hogged = "on" if hog else "off"
+    print(f"\n{clients} clients, {seconds:g} s each, web pool {size}, CPU hog {hogged}")
     print("| route | turns/s | answers by status |\n|---|---:|---|")
     print(f"| OpenAI wire, session turns | {wire:.0f} | {wire_statuses} |")
     print(f"| bare aiohttp route, same model | {bare:.0f} | {bare_statuses} |")
     print(f"wire / bare: {wire / bare:.2f}", flush=True)
+
+
+async def main(clients: int, seconds: float, hog: bool, pools: list[int]) -> None:
+    configure_logging(logging.WARNING)
+    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
+        Path(tempfile.mkdtemp(prefix="chat-load-")) / "pgdata", cleanup_mode="delete"
+    )
+    url = await fresh_database(admin_url)
+    model, model_url = await _instant_model()
+    try:
+        await _counted(url, model_url)
+        for size in pools:
+            await _loaded(url, model_url, clients, seconds, hog=hog, size=size)
+    finally:
+        await model.cleanup()
 
 
 if __name__ == "__main__":
@@ -211,5 +232,7 @@ if __name__ == "__main__":
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--no-hog", action="store_true", help="no CPU hog beside the service")
+    parser.add_argument("--pools", default="5", help="web pool sizes to load, e.g. 5,10")
     args = parser.parse_args()
-    asyncio.run(main(args.clients, args.seconds, not args.no_hog))
+    sizes = [int(n) for n in args.pools.split(",")]
+    asyncio.run(main(args.clients, args.seconds, not args.no_hog, sizes))
