@@ -73,3 +73,30 @@ def test_the_escape_round_trips_exactly() -> None:
     assert stored_text("unchanged text, ünïcode 😀") == "unchanged text, ünïcode 😀"
     value = {"k\x00": ["a\ud800", {"n": 1, "x": None, "t": True}]}
     assert read_json(stored_json(value)) == value
+
+
+async def test_a_streamed_session_turn_relays_and_keeps_what_the_model_said(
+    client: Client, model_server: ModelServer
+) -> None:
+    model_server.answer_text(SAID)
+    body = {
+        "model": "both",
+        "messages": [{"role": "user", "content": "Which part?"}],
+        "user": "crm/1",
+        "stream": True,
+    }
+    response = await client.post(
+        "/v1/chat/completions", json=body, headers=chat_headers(**{"x-stackbone-session": "s"})
+    )
+    assert response.status == 200
+    events = [
+        line[6:] for line in (await response.text()).splitlines() if line.startswith("data: ")
+    ]
+    assert events[-1] == "[DONE]"
+    deltas = [json.loads(e)["choices"][0]["delta"].get("content", "") for e in events[:-1]]
+    assert "".join(deltas) == SAID
+    listed = await (await client.get("/api/chat/sessions/both", headers=admin())).json()
+    opened = await client.get(
+        f"/api/chat/sessions/both/{listed['sessions'][0]['sessionId']}", headers=admin()
+    )
+    assert [t["reply"] for t in json.loads(await opened.text())["turns"]] == [SAID]
