@@ -23,7 +23,7 @@ from chat import (
 )
 
 ADDRESS = address_of("session", "support", "k", "customerId", {"customerId": "crm/1"})
-SHORT = 0.3  # seconds: a lease that lapses within the test
+SHORT = 1.0  # seconds: a lease that lapses within the test (renewed every third)
 
 
 def _turn(reply: str) -> TurnRecord:
@@ -63,7 +63,7 @@ async def test_a_lapsed_claim_is_taken_over_and_its_late_writes_change_nothing(
 async def test_a_running_turn_renews_its_lease(pool: asyncpg.Pool) -> None:
     held = await claim(pool, ADDRESS, SHORT)
     async with kept_lease(pool, held, SHORT):
-        await asyncio.sleep(SHORT * 4)  # longer than the lease: renewals keep it
+        await asyncio.sleep(SHORT * 3)  # longer than the lease: renewals keep it
         with pytest.raises(SessionBusy):
             await claim(pool, ADDRESS, 60)
     await record(pool, held, _turn("kept"))
