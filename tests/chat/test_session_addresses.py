@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import asyncpg
 import pytest
 
 from chat import session_id, session_scope
+from memory.store import offer_code_bindings
 from testkit.model_server import ModelServer
 from tests.chat.conftest import admin, chat_headers
 from tests.web_clients import Client
@@ -110,3 +112,22 @@ def test_every_identity_given_separates_addresses() -> None:
         assert len(set(ids)) == len(ids), key
     # order never matters: the address is a function of the map
     assert ident("phoneNumber", {"a": "1", "b": "2"}) == ident("phoneNumber", {"b": "2", "a": "1"})
+
+
+async def test_a_key_bound_outside_the_code_still_reaches_one_thread(
+    client: Client, model_server: ModelServer, pool: asyncpg.Pool
+) -> None:
+    """`unbound` declares no key in code; one set elsewhere (the studio) is learnt by the
+    first turn's statement (which then claims under the right address) and predicted after."""
+    await offer_code_bindings(pool, {"unbound": "contact.email"})
+    email = json.dumps({"contact.email": "a@example.com"})
+    for text in ("first", "second", "third"):
+        model_server.answer_text("ok")
+        body = {"model": "unbound", "messages": [{"role": "user", "content": text}]}
+        headers = chat_headers(**{SESSION: "k", IDENTITIES: email})
+        response = await client.post("/v1/chat/completions", json=body, headers=headers)
+        assert response.status == 200
+    assert _seen(model_server) == ["first", "second", "third"]
+    listed = await (await client.get("/api/chat/sessions/unbound", headers=admin())).json()
+    (session,) = listed["sessions"]
+    assert session["userId"] == "a@example.com" and session["turns"] == 3
