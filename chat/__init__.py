@@ -8,8 +8,17 @@ its turns with `bind_turn`. The identities map's rules are in `chat.identities`.
 
 from chat.binding import TurnBinding, attribute_identities, bind_turn
 from chat.config import ChatConfig
-from chat.identity import CUSTOMER_ID, SessionKind, select_customer, session_id, session_scope
+from chat.identity import (
+    CUSTOMER_ID,
+    SessionKind,
+    select_customer,
+    session_customers,
+    session_id,
+    session_scope,
+)
 from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay
+from chat.session_claim import Claim, ClaimLost, OpenedTurn, address_of, open_turn, renew
+from chat.session_lease import LEASE_SECONDS, kept_lease
 from chat.sessions import (
     MAX_LIST,
     SessionAddress,
@@ -43,6 +52,7 @@ from chat.turn import TurnInput, TurnResult, run_turn
 
 __all__ = [
     "CUSTOMER_ID",
+    "LEASE_SECONDS",
     "MAX_LIST",
     "MEMORY_READ",
     "MEMORY_SAVE",
@@ -50,7 +60,10 @@ __all__ = [
     "ChatConfig",
     "ChatModelFailed",
     "ChatModelTimeout",
+    "Claim",
+    "ClaimLost",
     "ConversationModel",
+    "OpenedTurn",
     "Relay",
     "ReservedToolName",
     "SessionAddress",
@@ -65,20 +78,25 @@ __all__ = [
     "TurnRecord",
     "TurnResult",
     "TurnRow",
+    "address_of",
     "attribute_identities",
     "bind_turn",
     "check_reserved",
     "check_session_id",
     "claim",
     "delete_session",
+    "kept_lease",
     "list_sessions",
     "offered_tools",
     "open_session",
+    "open_turn",
     "record",
     "release",
+    "renew",
     "run_tool",
     "run_turn",
     "select_customer",
+    "session_customers",
     "session_id",
     "session_scope",
     "thread",

@@ -37,6 +37,7 @@ from memory.store._settings import (
     offer_code_bindings,
     save_settings,
 )
+from memory.store._stored_text import read_json, read_text, stored_json, stored_text
 
 __all__ = [
     "DB_ERRORS",
@@ -74,9 +75,13 @@ __all__ = [
     "open_journal",
     "ops_after",
     "overview",
+    "read_json",
+    "read_text",
     "record_interrupted",
     "save_settings",
     "settings_store",
     "start_swept_save",
+    "stored_json",
+    "stored_text",
     "translated",
 ]

@@ -232,8 +232,9 @@ class MemoryStore:
         return _history(rows)
 
     async def delete_all(self, agent_id: str, user_id: str) -> int:
-        """Erase one pair's facts, call records, fact history, ops log rows and call journals
-        (with their heard text); bump (never drop) its revision.
+        """Erase one pair's facts, call records, fact history, ops log rows, call journals
+        (with their heard text) and the agent's chat sessions that named the person under any
+        identity (with their turns); bump (never drop) its revision.
 
         The count is facts plus call records, as the contract defines it (history not counted).
         """
@@ -261,7 +262,9 @@ class MemoryStore:
                      o as (delete from {_S}.memory_ops
                         where agent_id = $1 and user_id = $2),
                      j as (delete from {_S}.call_journals
-                        where agent_id = $1 and user_id = $2)
+                        where agent_id = $1 and user_id = $2),
+                     s as (delete from {_S}.chat_sessions
+                        where agent_id = $1 and customers @> array[$2]::text[])
                 select (select count(*) from f) + (select count(*) from c)""",
                 agent_id,
                 user_id,

@@ -125,8 +125,8 @@ async def test_a_failed_turn_releases_the_session_and_keeps_nothing(
     assert _said(model_server.requests[-1]) == [("user", "kept")]
 
 
-async def test_operators_open_and_delete_a_session_and_erasure_leaves_it(
-    client: Client, model_server: ModelServer, memory: Memory
+async def test_operators_open_and_delete_a_session(
+    client: Client, model_server: ModelServer
 ) -> None:
     model_server.answer_text("older reply")
     model_server.answer_text("newer reply")
@@ -134,21 +134,46 @@ async def test_operators_open_and_delete_a_session_and_erasure_leaves_it(
     await _say(client, "hello", x_stackbone_session="newer")
     listed = await (await client.get("/api/chat/sessions/both", headers=admin())).json()
     assert [s["key"] for s in listed["sessions"]] == ["newer", "older"]  # newest first
+    assert listed["sessions"][0]["identities"] == {"customerId": "crm/1"}
     newer = listed["sessions"][0]["sessionId"]
     opened = await client.get(f"/api/chat/sessions/both/{newer}", headers=admin())
     (turn,) = (await opened.json())["turns"]
     assert (turn["userMessage"], turn["reply"]) == ("hello", "newer reply")
     assert turn["promptTokens"] == 11 and turn["completionTokens"] == 7
     assert turn["durationMs"] > 0
-    assert (await memory.delete_all("both", "crm/1")).error is None
-    after = await (await client.get("/api/chat/sessions/both", headers=admin())).json()
-    assert len(after["sessions"]) == 2  # erasing memory leaves the sessions
     deleted = await client.delete(f"/api/chat/sessions/both/{newer}", headers=admin())
     assert deleted.status == 200
     gone = await client.get(f"/api/chat/sessions/both/{newer}", headers=admin())
     assert gone.status == 404
     again = await client.delete(f"/api/chat/sessions/both/{newer}", headers=admin())
     assert again.status == 404
+
+
+async def _keys(client: Client, agent: str) -> list[str]:
+    listed = await (await client.get(f"/api/chat/sessions/{agent}", headers=admin())).json()
+    return sorted(s["key"] for s in listed["sessions"])
+
+
+async def test_erasing_a_customer_deletes_every_session_that_named_them(
+    client: Client, model_server: ModelServer, memory: Memory
+) -> None:
+    """Erasure reaches the person's sessions under every address: selected by the key, or
+    named by another identity while the key was missing; other people's stay."""
+    for _ in range(4):
+        model_server.answer_text("ok")
+    await _say(client, "mine", x_stackbone_session="by-key")  # both: key customerId
+    await _say(client, "theirs", user="crm/2", x_stackbone_session="other")
+    phone = {"model": "phone", "messages": [{"role": "user", "content": "hi"}], "user": "crm/1"}
+    await client.post(  # phone: key phoneNumber missing, the person named by `user`
+        "/v1/chat/completions", json=phone, headers=chat_headers(**{SESSION: "no-key"})
+    )
+    assert await _keys(client, "both") == ["by-key", "other"]
+    assert await _keys(client, "phone") == ["no-key"]
+    assert (await memory.delete_all("both", "crm/1")).error is None
+    assert await _keys(client, "both") == ["other"]
+    assert await _keys(client, "phone") == ["no-key"]  # another agent's erasure is its own
+    assert (await memory.delete_all("phone", "crm/1")).error is None
+    assert await _keys(client, "phone") == []
 
 
 async def test_operator_routes_check_scope_and_limit(client: Client) -> None:

@@ -15,9 +15,9 @@ AGENT = "support"  # the shipped catalog's agent
 
 async def kept_session(pool: asyncpg.Pool, key: str, user: str, reply: str) -> str:
     ident = session_id("session", AGENT, key, ["bound", "customerId", user])
-    await claim(pool, SessionAddress(ident, "session", AGENT, key, user), 60)
+    held = await claim(pool, SessionAddress(ident, "session", AGENT, key, user), 60)
     messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": reply}]
-    await record(pool, ident, TurnRecord(messages, "Hi", reply, 12, 3, 41.5))
+    await record(pool, held, TurnRecord(messages, "Hi", reply, 12, 3, 41.5))
     return ident
 
 

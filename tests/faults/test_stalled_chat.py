@@ -16,6 +16,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from chat import ChatConfig
+from chat.config import DEFAULT_LEASE_SECONDS
 from chat.sessions import RELEASE_SECONDS
 from infra.database import PoolTimeouts, close_pool, create_pool
 from infra.deadline import ABANDONED
@@ -38,8 +39,14 @@ HI: list[dict[str, Any]] = [{"role": "user", "content": "Hi"}]
 
 @pytest.fixture
 async def client(
-    fault_db: str, model_server: ModelServer, fault_server: FaultServer
+    fault_db: str,
+    model_server: ModelServer,
+    fault_server: FaultServer,
+    request: pytest.FixtureRequest,
 ) -> AsyncIterator[Client]:
+    """The web app over the fault server; `indirect` params may set `lease` and `model`
+    seconds (the session lease and the model's timeout)."""
+    chosen: dict[str, float] = getattr(request, "param", {})
     pool = await create_pool(
         fault_db, min_size=1, max_size=5, timeouts=PoolTimeouts(command_seconds=COMMAND_SECONDS)
     )
@@ -50,7 +57,8 @@ async def client(
         base_url=model_server.url,
         api_key="k",
         model=CONVERSATION_MODEL,
-        timeout_seconds=MODEL_SECONDS,
+        timeout_seconds=chosen.get("model", MODEL_SECONDS),
+        lease_seconds=chosen.get("lease", DEFAULT_LEASE_SECONDS),
     )
     app = create_app(
         pool=pool,
@@ -148,4 +156,72 @@ async def test_a_database_stalled_before_a_session_turn_is_recorded_is_a_503(
     assert body["error"]["code"] == "memory_unavailable"
     # the record at its deadline, then the claim's release at its own (the lease frees it later)
     assert 0.3 + DEADLINE <= took < 0.3 + DEADLINE + RELEASE_SECONDS + SLACK
+    assert await ABANDONED.settle(COMMAND_SECONDS + 3.0)
+
+
+async def test_a_session_cut_by_a_stall_is_free_again_within_its_lease(
+    client: Client, fault_server: FaultServer, model_server: ModelServer
+) -> None:
+    """Issue 31, defect 5: the stalled turn could not release its claim; the next turn gets
+    the session once the claim's short lease lapsed (not after minutes), and nothing of the
+    stalled turn is kept."""
+    session = {"x-stackbone-session": "s-4"}
+    model_server.answer_text("Lost.", delay=0.3)
+    asking = asyncio.create_task(turn(client, **session))
+    await wait_until(lambda: bool(model_server.requests))
+    stalled_at = time.monotonic()
+    fault_server.stall()
+    try:
+        status, _, _ = await asking
+        assert status == 503
+        await asyncio.sleep(max(0.0, 2.0 - (time.monotonic() - stalled_at)))  # a 2 s stall
+    finally:
+        fault_server.resume()
+    resumed = time.monotonic()
+    busy = 0
+    while True:
+        model_server.answer_text("Back.")
+        status, body, _ = await turn(client, **session)
+        if status == 200:
+            break
+        assert (status, body["error"]["code"]) == (409, "session_busy"), body
+        model_server.replies.clear()
+        busy += 1
+        assert time.monotonic() - resumed < DEFAULT_LEASE_SECONDS + SLACK, "still busy"
+        await asyncio.sleep(0.1)
+    free_after = time.monotonic() - resumed
+    print(f"\nsession free {free_after:.1f} s after the database came back ({busy} busy answers)")
+    said = [m["content"] for m in model_server.requests[-1]["messages"] if m["role"] == "user"]
+    assert said == ["Hi"]  # the stalled turn kept nothing
+    assert await ABANDONED.settle(COMMAND_SECONDS + 3.0)
+
+
+LEASE = 1.0  # a short lease, so a stall outlasts it
+
+
+@pytest.mark.parametrize("client", [{"lease": LEASE, "model": 10.0}], indirect=True)
+async def test_a_turn_that_cannot_renew_its_lease_stops_before_another_can_claim(
+    client: Client, fault_server: FaultServer, model_server: ModelServer
+) -> None:
+    """A stall longer than the lease while the model thinks: the turn is stopped when its
+    lease ends (503), not when the model answers, and keeps nothing; the next turn gets the
+    session only then, so two turns never ran on it at once."""
+    session = {"x-stackbone-session": "s-5"}
+    model_server.answer_text("Too late.", delay=6.0)
+    asking = asyncio.create_task(turn(client, **session))
+    await wait_until(lambda: bool(model_server.requests))
+    fault_server.stall()
+    try:
+        status, body, took = await asking
+    finally:
+        fault_server.resume()
+    print(f"\nturn whose lease lapsed answered after {took:.2f} s")
+    assert (status, body["error"]["code"]) == (503, "memory_unavailable")
+    # at the lease's end (then the release's own bound), not after the model's 6 s
+    assert took < LEASE + RELEASE_SECONDS + SLACK
+    model_server.answer_text("Fresh.")
+    status, body, _ = await turn(client, **session)
+    assert status == 200, body
+    said = [m["content"] for m in model_server.requests[-1]["messages"] if m["role"] == "user"]
+    assert said == ["Hi"]  # nothing of the stopped turn was kept
     assert await ABANDONED.settle(COMMAND_SECONDS + 3.0)

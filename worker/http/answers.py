@@ -344,6 +344,7 @@ class ChatSessionItem(_Answer):
     kind: Literal["session", "conversation"]
     key: str
     userId: str | None
+    identities: dict[str, str]  # every identity the session's turns named
     createdAt: Timestamp
     updatedAt: Timestamp
     turns: int

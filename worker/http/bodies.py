@@ -126,6 +126,7 @@ def session_body(row: SessionRow) -> Body:
         "kind": row.kind,
         "key": row.key,
         "userId": row.user_id,
+        "identities": row.identities,
         "createdAt": timestamp(row.created_at),
         "updatedAt": timestamp(row.updated_at),
         "turns": row.turns,

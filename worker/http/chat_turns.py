@@ -23,24 +23,20 @@ from chat import (
     ChatConfig,
     ConversationModel,
     Relay,
-    SessionAddress,
     ToolScope,
     TurnInput,
     TurnRecord,
     TurnResult,
-    claim,
+    kept_lease,
     offered_tools,
     record,
     release,
     run_turn,
     select_customer,
-    session_id,
-    session_scope,
-    thread,
 )
 from memory.settings import CallSettings
-from memory.store import load_call_settings
 from worker.catalog import AgentSpec, UnknownAgent
+from worker.http.chat_opening import open_wire_turn
 from worker.http.chat_wire import SessionHeader
 from worker.http.routes_context import MEMORY, POOL, agent_of, bounded
 
@@ -95,16 +91,6 @@ def _scope(
     return ToolScope(agent.name, found.user_id, settings, offered)
 
 
-def _address(
-    agent: AgentSpec, header: SessionHeader, settings: CallSettings, identities: dict[str, str]
-) -> SessionAddress:
-    key = None if settings.binding is None else settings.binding.identity_key
-    scope = session_scope(key, identities)
-    user = scope[-1] if scope[0] == "bound" or scope[0] == "unbound" else None
-    ident = session_id(header.kind, agent.name, header.key, scope)
-    return SessionAddress(ident, header.kind, agent.name, header.key, user)
-
-
 def _text(message: Message) -> str:
     content = message.get("content")
     if isinstance(content, str):
@@ -121,34 +107,37 @@ async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -
     """Run one turn of a wire; the session (if any) is held for it and released after it."""
     agent = model_agent(request, wire.agent)
     pool, config = request.app[POOL], request.app[CHAT_CONFIG]
-    settings = await bounded(request, load_call_settings(pool, agent.name, agent.memory))
-    scope = _scope(agent, settings, wire.identities)
     header = wire.header
-    address = None if header is None else _address(agent, header, settings, wire.identities)
-    if address is not None:
-        await bounded(request, claim(pool, address, config.lease_seconds))
+    opened = await open_wire_turn(
+        request, agent, header, wire.identities, pool=pool, lease_seconds=config.lease_seconds
+    )
+    held = opened.claim
     try:
-        earlier: list[Message] = []
-        if address is not None and address.kind == "session":
-            earlier = await bounded(request, thread(pool, address.id))
+        scope = _scope(agent, opened.settings, wire.identities)
         turn = TurnInput(
-            agent.name, agent.instructions, earlier, wire.messages, scope, wire.options
+            agent.name, agent.instructions, opened.thread, wire.messages, scope, wire.options
         )
         model, memory = request.app[CHAT_MODEL], request.app[MEMORY]
-        result = await run_turn(model, memory, turn, config.max_tool_steps, relay)
-        if address is not None:
-            kept = [*turn.new, *result.added] if address.kind == "session" else []
-            turn_record = TurnRecord(
-                kept,
-                last_user_text(wire.messages),
-                result.reply,
-                result.prompt_tokens,
-                result.completion_tokens,
-                result.duration_ms,
-            )
-            await bounded(request, record(pool, address.id, turn_record))
-            address = None  # released by the record
+        async with kept_lease(pool, held, config.lease_seconds):
+            result = await run_turn(model, memory, turn, config.max_tool_steps, relay)
+        if held is not None:
+            await bounded(request, record(pool, held, _record(header, turn, result, wire)))
+            held = None  # released by the record
     finally:
-        if address is not None:
-            await release(pool, address.id)
+        if held is not None:
+            await release(pool, held)
     return result
+
+
+def _record(
+    header: SessionHeader | None, turn: TurnInput, result: TurnResult, wire: WireTurn
+) -> TurnRecord:
+    kept = [*turn.new, *result.added] if header is not None and header.kind == "session" else []
+    return TurnRecord(
+        kept,
+        last_user_text(wire.messages),
+        result.reply,
+        result.prompt_tokens,
+        result.completion_tokens,
+        result.duration_ms,
+    )

@@ -9,7 +9,6 @@ end-user field and supplies `customerId` only, as `user` does on the OpenAI wire
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
@@ -18,6 +17,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstr
 
 from chat import TurnResult
 from worker.http.chat_wire import MAX_MESSAGE_CHARS, MAX_MESSAGES
+from worker.http.routes_context import wire_json
 
 MAX_BLOCKS = 64
 Text = Annotated[str, StringConstraints(max_length=MAX_MESSAGE_CHARS)]
@@ -108,7 +108,7 @@ def message(model: str, result: TurnResult, ident: str | None = None) -> dict[st
 
 
 def _event(name: str, data: dict[str, Any]) -> bytes:
-    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+    return f"event: {name}\ndata: {wire_json(data)}\n\n".encode()
 
 
 @dataclass(frozen=True, slots=True)

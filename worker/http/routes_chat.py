@@ -11,7 +11,6 @@ server-sent chunks as the model writes the answer, ending `data: [DONE]`
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ from worker.http import answers
 from worker.http.chat_stream import stream_turn
 from worker.http.chat_turns import WireTurn, take_turn
 from worker.http.chat_wire import ChatBody, identities_of, session_of
-from worker.http.routes_context import Route, parse_body, read_json, respond
+from worker.http.routes_context import Route, parse_body, read_json, respond, wire_json
 
 
 def _wire_turn(request: web.Request, body: ChatBody) -> WireTurn:
@@ -47,7 +46,7 @@ async def complete(request: web.Request) -> web.StreamResponse:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return wire_json(value)
 
 
 def _usage(result: TurnResult) -> dict[str, int]:

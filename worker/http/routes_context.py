@@ -337,8 +337,16 @@ def timestamp(value: datetime | None) -> str | None:
 
 
 def respond(body: Mapping[str, Any], status: int = 200) -> web.Response:
-    return web.json_response(body, status=status, dumps=_dumps)
+    return web.json_response(body, status=status, dumps=wire_json)
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+def wire_json(value: Any) -> str:
+    """JSON text for a response: characters as they are, except that text holding a lone
+    surrogate (a model may write one; UTF-8 has no form for it) is written all in `\\u`
+    escapes, which carry it exactly."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value)
+    return text

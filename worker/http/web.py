@@ -43,6 +43,7 @@ from worker.catalog import Catalog, default_catalog
 from worker.dispatcher import Dispatcher
 from worker.document_recovery import recovery_running
 from worker.http import (
+    chat_opening,
     chat_turns,
     headers,
     openapi,
@@ -164,6 +165,7 @@ def create_app(
     app[routes_voice.DISPATCHER] = None if voice is None else Dispatcher(voice)
     app[chat_turns.CHAT_CONFIG] = chat or ChatConfig()
     app[chat_turns.CHAT_MODEL] = ConversationModel(app[chat_turns.CHAT_CONFIG])
+    app[chat_opening.BOUND_KEYS] = {}
     app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
     app[routes_health.SEARCH] = routes_health.SearchSeen()
     app[routes_ops_stream.OPS_STREAMS] = routes_ops_stream.OpsStreams(app[LIMITS].max_ops_streams)

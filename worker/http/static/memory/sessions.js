@@ -4,6 +4,10 @@ import { api } from "./api.js";
 import { $, button, element, fill, guarded, load, loading, row, show, timeElement, when } from "./dom.js";
 import { state } from "./state.js";
 
+// who a session is about: the selected customer, else every identity its turns named
+const customerOf = (s) => s.userId ?? (Object.entries(s.identities ?? {})
+  .map(([name, value]) => `${name}: ${value}`).join(", ") || null);
+
 const sessionsPath = (suffix = "") =>
   `/api/chat/sessions/${encodeURIComponent(state.agent)}${suffix}`;
 
@@ -18,7 +22,7 @@ export async function loadSessions() {
       timeElement(s.updatedAt),
       s.kind,
       element("span", s.key, "id"),
-      s.userId === null ? "—" : element("span", s.userId, "id"),
+      customerOf(s) === null ? "—" : element("span", customerOf(s), "id"),
       s.turns,
       button("Open", guarded(() => openSession(s)), "open-session"),
     ));
@@ -53,7 +57,7 @@ async function openSession(summary) {
   $("session").hidden = false;
   loading($("turns"));
   const { session, turns } = await api("GET", sessionsPath(`/${encodeURIComponent(summary.sessionId)}`));
-  const customer = session.userId === null ? "no customer" : `customer ${session.userId}`;
+  const customer = customerOf(session) === null ? "no customer" : `customer ${customerOf(session)}`;
   $("session-meta").textContent =
     `${session.kind} · ${customer} · started ${when(session.createdAt)} · ${session.turns} turn(s)`;
   fill($("turns"), turns.map(turnItem), "No turns recorded.");

@@ -1,0 +1,281 @@
+"""A turn's hold on its session in Postgres: opened with the settings read, fenced, recorded.
+
+A turn on a kept session opens it in one statement: the agent's settings, the claim (the
+session is created on first use) and, for a `session`, the thread kept so far. The claim is a
+short lease (`busy_until`) the turn renews while it runs (`chat.session_lease`), and a fencing
+token (`claim`, bumped by every claim): a second turn at once finds the lease running and is
+refused (`SessionBusy`, 409); a turn whose lease lapsed (its process died, or the database did
+not answer its renewal) is taken over by the next claim, and every later write of the old turn
+names its token and changes nothing. Recording the turn appends its messages and frees the
+session in one statement. Text a model wrote is escaped for Postgres at this boundary
+(`memory.store.stored_json`) and read back exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final
+
+import structlog
+
+from chat.identity import SessionKind, scope_user, session_customers, session_id, session_scope
+from infra.deadline import Deadline, Late, within
+from memory.contract import MemoryFailure, PersistFailed, Unavailable
+from memory.settings import CallSettings, CodeDefaults
+from memory.store import (
+    Queryable,
+    read_json,
+    settings_store,
+    stored_json,
+    stored_text,
+    translated,
+)
+
+log = structlog.get_logger(__name__)
+RELEASE_SECONDS: Final = 1.0
+"""How long freeing a claim a turn did not record may take; past it the lease frees it."""
+
+_S = "stackbone_platform"
+_LONE = re.compile("[\ud800-\udfff]")
+_KEY_STILL = f"""(select identity_key from {_S}.memory_identity_bindings where agent_id = $1)
+         is not distinct from $9::text"""
+_CLAIMED = """claimed as (
+  insert into {s}.chat_sessions as c
+    (id, kind, agent_id, session_key, user_id, identities, customers, busy_until, claim)
+  select $2, $3, $1, $4, $5, $6::jsonb, $7::text[], now() + make_interval(secs => $8), 1
+   where {condition}
+  on conflict (id) do update
+    set busy_until = excluded.busy_until, claim = c.claim + 1,
+        identities = excluded.identities, customers = excluded.customers
+    where c.busy_until is null or c.busy_until < now()
+  returning c.claim, c.turns)"""
+_KEPT = f"""kept as (
+  select count(*) as n, coalesce(jsonb_agg(t.messages order by t.position), '[]') as messages
+    from {_S}.chat_turns t
+   where $10 and t.session_id = $2 and exists (select 1 from claimed))"""
+_CLAIM = "with " + _CLAIMED.format(s=_S, condition="true") + " select claim from claimed"
+_OPEN = (
+    f"with {_CLAIMED.format(s=_S, condition=_KEY_STILL)}, {_KEPT} "
+    + settings_store.with_columns(
+        "(select claim from claimed) as claim_token, (select turns from claimed) as claim_turns,"
+        " (select n from kept) as kept_turns, (select messages from kept) as kept"
+    )
+)
+_THREAD = f"select messages from {_S}.chat_turns where session_id = $1 order by position"
+_RELEASE = f"update {_S}.chat_sessions set busy_until = null where id = $1 and claim = $2"
+_RENEW = f"""update {_S}.chat_sessions set busy_until = now() + make_interval(secs => $3)
+ where id = $1 and claim = $2 returning 1"""
+_RECORD = f"""with done as (
+  update {_S}.chat_sessions
+     set turns = turns + 1, updated_at = now(), busy_until = null
+   where id = $1 and claim = $2
+  returning turns - 1 as position)
+insert into {_S}.chat_turns (session_id, position, messages, user_message, reply,
+    prompt_tokens, completion_tokens, duration_ms)
+select $1, position, $3::jsonb, $4, $5, $6, $7, $8 from done
+returning position"""
+
+
+class SessionBusy(Exception):
+    """Another turn is running on this session (409)."""
+
+    code: ClassVar[str] = "session_busy"
+
+    def __init__(self, message: str = "another turn is running on this session") -> None:
+        self.message = f"x-stackbone-session: {message}"
+        self.field: str | None = "x-stackbone-session"
+        super().__init__(self.message)
+
+
+class ClaimLost(SessionBusy):
+    """The turn's lease lapsed and another turn took the session: nothing of it is kept."""
+
+    def __init__(self) -> None:
+        super().__init__("this turn's claim lapsed and another turn took the session")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionAddress:
+    id: str
+    kind: SessionKind
+    agent_id: str
+    key: str
+    user_id: str | None
+    identities: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A turn's hold: the session, its fencing token, and when the claim was sent
+    (`time.monotonic()`): the lease counts from there, never later than the database's."""
+
+    session_id: str
+    token: int
+    sent_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    messages: list[dict[str, Any]]  # what the thread keeps of this turn
+    user_message: str
+    reply: str
+    prompt_tokens: int
+    completion_tokens: int
+    duration_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedTurn:
+    """The settings a turn runs with, its claim (None: no session header) and the thread."""
+
+    settings: CallSettings
+    claim: Claim | None = None
+    thread: list[dict[str, Any]] = field(default_factory=list)
+
+
+def address_of(
+    kind: SessionKind,
+    agent_id: str,
+    key: str,
+    identity_key: str | None,
+    identities: Mapping[str, str],
+) -> SessionAddress:
+    """Where a turn's session lives: a pure function of the agent's key and the identities."""
+    scope = session_scope(identity_key, identities)
+    ident = session_id(kind, agent_id, key, scope)
+    return SessionAddress(ident, kind, agent_id, key, scope_user(scope), dict(identities))
+
+
+def _flat(kept: Any) -> list[dict[str, Any]]:
+    """The kept thread as the model is sent it: exactly what was said, except a lone surrogate
+    (which no UTF-8 request body can carry), sent as U+FFFD."""
+    turns = json.loads(kept) if isinstance(kept, str) else kept
+    return [_sendable(read_json(m)) for turn in turns for m in turn]
+
+
+def _sendable(value: Any) -> Any:
+    if isinstance(value, str):
+        return _LONE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_sendable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _sendable(v) for k, v in value.items()}
+    return value
+
+
+async def open_turn(
+    db: Queryable,
+    address: SessionAddress,
+    code: CodeDefaults,
+    predicted_key: str | None,
+    lease_seconds: float,
+) -> tuple[OpenedTurn, str | None]:
+    """Read the settings, claim the session and load its thread in one statement.
+
+    `address` was derived with `predicted_key`; the claim happens only if the agent's bound
+    identity key is still that. Returns the opened turn and the bound key; a turn whose key
+    differed has no claim (derive the address again and `claim`). `SessionBusy` when held."""
+    a = address
+    sent = time.monotonic()
+    async with translated(Unavailable, "session open"):
+        row = await db.fetchrow(
+            _OPEN,
+            a.agent_id,
+            a.id,
+            a.kind,
+            a.key,
+            a.user_id,
+            json.dumps(a.identities, ensure_ascii=False),
+            session_customers(a.identities),
+            lease_seconds,
+            predicted_key,
+            a.kind == "session",
+        )
+    assert row is not None
+    bound = row["identity_key"]
+    settings = settings_store.call_settings_of(row, code)
+    if bound != predicted_key:
+        return OpenedTurn(settings), bound
+    if row["claim_token"] is None:
+        raise SessionBusy()
+    claim = Claim(a.id, row["claim_token"], sent)
+    kept = _flat(row["kept"])
+    if a.kind == "session" and row["kept_turns"] != row["claim_turns"]:
+        # a turn recorded while this statement waited on its row: its snapshot missed it
+        kept = await thread(db, a.id)
+    return OpenedTurn(settings, claim, kept), bound
+
+
+async def claim(db: Queryable, address: SessionAddress, lease_seconds: float) -> Claim:
+    """Hold the session for one turn (created on first use), or `SessionBusy`."""
+    a = address
+    sent = time.monotonic()
+    async with translated(Unavailable, "session claim"):
+        row = await db.fetchrow(
+            _CLAIM,
+            a.agent_id,
+            a.id,
+            a.kind,
+            a.key,
+            a.user_id,
+            json.dumps(a.identities, ensure_ascii=False),
+            session_customers(a.identities),
+            lease_seconds,
+        )
+    if row is None:
+        raise SessionBusy()
+    return Claim(a.id, row["claim"], sent)
+
+
+async def thread(db: Queryable, session_id: str) -> list[dict[str, Any]]:
+    """Every message the session kept, oldest first."""
+    async with translated(Unavailable, "session thread"):
+        rows = await db.fetch(_THREAD, session_id)
+    return _flat([r["messages"] for r in rows])
+
+
+async def renew(db: Queryable, held: Claim, lease_seconds: float) -> bool:
+    """Extend the lease; False when another turn took the session meanwhile."""
+    async with translated(Unavailable, "session renew"):
+        row = await db.fetchrow(_RENEW, held.session_id, held.token, lease_seconds)
+    return row is not None
+
+
+async def release(db: Queryable, held: Claim, within_seconds: float = RELEASE_SECONDS) -> None:
+    """Free a claim the turn did not record (it failed). Best effort, within `within_seconds`:
+    a database that fails or does not answer leaves the claim to its lease's end, and the
+    turn's own error stands (this never raises one of its own)."""
+    try:
+        await within(Deadline.after(within_seconds), _free(db, held), step="chat.release")
+    except (Late, MemoryFailure) as failure:
+        code = "release_late" if isinstance(failure, Late) else failure.code
+        log.warning("chat.release_failed", error_code=code)
+
+
+async def _free(db: Queryable, held: Claim) -> None:
+    async with translated(PersistFailed, "session release"):
+        await db.execute(_RELEASE, held.session_id, held.token)
+
+
+async def record(db: Queryable, held: Claim, turn: TurnRecord) -> None:
+    """Append the turn and free the session in one statement, if the claim is still this
+    turn's; `ClaimLost` (nothing written) when another turn took it."""
+    messages = json.dumps(stored_json(turn.messages), ensure_ascii=False)
+    async with translated(PersistFailed, "session turn"):
+        position = await db.fetchval(
+            _RECORD,
+            held.session_id,
+            held.token,
+            messages,
+            stored_text(turn.user_message),
+            stored_text(turn.reply),
+            turn.prompt_tokens,
+            turn.completion_tokens,
+            turn.duration_ms,
+        )
+    if position is None:
+        raise ClaimLost()
