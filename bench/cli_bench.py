@@ -10,7 +10,8 @@ Then, in interleaved rounds, each a fresh process:
   before: importing the package and joining its list of processes);
 - recall: the whole `caller-memory memory recall` of an unknown caller.
 
-Medians and their ratios to import are printed in one run.
+Median wall and CPU times (user + system: less sensitive to a busy machine) and their
+ratios to import are printed in one run.
 Usage: python -m bench.cli_bench [--rounds N]
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,10 +36,15 @@ FIND = (
 RECALL = ["memory", "recall", "support", "+15550100"]
 
 
-def _timed(argv: list[str], env: dict[str, str]) -> float:
+def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one run of `argv` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, env=env, check=True, capture_output=True)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def main() -> None:
@@ -62,23 +69,26 @@ def main() -> None:
             "attach": [py, "-c", FIND.format("start_embedded"), str(data_dir)],
             "recall": [str(Path(py).parent / "caller-memory"), *RECALL],
         }
-        runs: dict[str, list[float]] = {name: [] for name in commands}
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(rounds):
             for name, argv in commands.items():
                 runs[name].append(_timed(argv, env))
-    floor = statistics.median(runs["import"])
-    print(
-        json.dumps(
-            {
-                name: {
-                    "median_s": round(statistics.median(times), 3),
-                    "ratio_to_import": round(statistics.median(times) / floor, 2),
-                }
-                for name, times in runs.items()
-            },
-            indent=2,
-        )
-    )
+    print(json.dumps(_summary(runs), indent=2))
+
+
+def _summary(runs: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, float]]:
+    """Median wall and CPU seconds of each, and their ratios to the import's."""
+    wall = {name: statistics.median(w for w, _ in times) for name, times in runs.items()}
+    cpu = {name: statistics.median(c for _, c in times) for name, times in runs.items()}
+    return {
+        name: {
+            "wall_s": round(wall[name], 3),
+            "wall_vs_import": round(wall[name] / wall["import"], 2),
+            "cpu_s": round(cpu[name], 3),
+            "cpu_vs_import": round(cpu[name] / cpu["import"], 2),
+        }
+        for name in runs
+    }
 
 
 if __name__ == "__main__":
