@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
+
 from tests.rooms.browser import Page
 from tests.screen.screen import wait_text
 from tests.web.test_web_process import free_port
@@ -59,6 +61,9 @@ async def _collect(stream: asyncio.StreamReader, into: list[str]) -> None:
         into.append(line.decode())
 
 
+@pytest.mark.skipif(
+    (ROOT / ".env.local").exists(), reason="a .env.local in the checkout configures `make run`"
+)
 async def test_make_run_prints_an_address_that_opens_the_console_signed_in(
     page: Page, tmp_path: Path
 ) -> None:
