@@ -15,6 +15,7 @@ import asyncpg
 import pytest
 
 from infra.embedded import running_url
+from tests.cli.test_caller_memory import run
 from tests.memory.test_cli_and_migrations import cli
 
 pytestmark = pytest.mark.skipif(
@@ -66,8 +67,9 @@ async def test_a_command_uses_the_running_server_without_joining_it(
     env = {"MEMORY_PGDATA": str(data_dir), "DATABASE_URL": ""}
     code, body = await cli("migrate", env=env)
     assert code == 0 and body["applied"], body
-    code, body = await cli("recall", "support", "+34 1", env=env)
-    assert (code, body["facts"]) == (0, [])
+    code, out, err = await run("memory", "recall", "support", "+34 1", env=env)
+    assert (code, json.loads(out)["facts"]) == (0, [])
+    assert "database.embedded_running" in err and "database.embedded_started" not in err
     assert (data_dir / "postmaster.pid").read_text().split()[0] == server  # the same server
     handles = json.loads((data_dir / ".handle_pids.json").read_text())
     assert handles == [holder.pid]  # only its keeper: the commands never joined
