@@ -56,3 +56,4 @@ bench: setup
 	$(BIN)/python -m bench.burst_bench
 	$(BIN)/python -m bench.text_session_bench
 	$(BIN)/python -m bench.chat_wire_bench
+	$(BIN)/python -m bench.cli_bench

@@ -60,7 +60,7 @@ async def first_audio(model: tts.TTS[Any]) -> float:
         return time.monotonic() - started
     finally:
         await session.aclose()
-        await devices.speaker.aclose()
+        await devices.aclose()
 
 
 async def run(rounds: int) -> dict[str, float]:

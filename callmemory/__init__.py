@@ -15,6 +15,10 @@ the end, and what the caller said, are saved whole, whatever the TTS):
 docs/voice-call.md#the-heard-transcript has the rule.
 """
 
+# first, before our other packages load: one line per top-level name another module shadows
+import callmemory.installed_names  # noqa: F401  (its import runs the check)
+
+# isort: split
 from callmemory.attach import PHONE_CALLERS, CallerMemory
 from callmemory.config import CallConfig
 from callmemory.documents import search_docs

@@ -5,7 +5,14 @@ The twin of `front_desk.py`, which attaches caller memory to this same agent in 
 
 from collections.abc import Callable
 
-from livekit.agents import Agent, AgentServer, AgentSession, JobContext, cli, function_tool
+from livekit.agents import (
+    Agent,
+    AgentServer,
+    AgentSession,
+    JobContext,
+    cli,
+    function_tool,
+)
 from livekit.plugins import openai
 
 
@@ -14,7 +21,9 @@ class FrontDesk(Agent):
         super().__init__(instructions="You answer the phone at Oak Street Dental.")
 
     async def on_enter(self) -> None:
-        self.session.generate_reply(instructions="Welcome the caller to Oak Street Dental.")
+        self.session.generate_reply(
+            instructions="Welcome the caller to Oak Street Dental.",
+        )
 
     @function_tool
     async def opening_hours(self, day: str) -> str:
@@ -22,11 +31,18 @@ class FrontDesk(Agent):
         return f"On {day} the clinic is open from 9:00 to 17:00."
 
 
-def voice() -> AgentSession[None]:  # `sessions=`: tests hand in fake models and audio
-    return AgentSession(stt=openai.STT(), llm=openai.LLM(), tts=openai.TTS())
+def voice() -> AgentSession[None]:  # the models; tests pass `sessions=` fakes
+    return AgentSession(
+        stt=openai.STT(),
+        llm=openai.LLM(),
+        tts=openai.TTS(),
+    )
 
 
-async def entrypoint(ctx: JobContext, sessions: Callable[[], AgentSession[None]] = voice) -> None:
+async def entrypoint(
+    ctx: JobContext,
+    sessions: Callable[[], AgentSession[None]] = voice,
+) -> None:
     session, agent = sessions(), FrontDesk()
     await session.start(agent=agent, room=ctx.room)
 

@@ -18,7 +18,7 @@ from typing import Any
 import asyncpg
 import structlog
 
-from infra.embedded import default_data_dir, start_embedded
+from infra.embedded import default_data_dir, running_url, start_embedded
 from infra.pooler import Pooler, connection_options, pooled_limits_differ, server_limits
 
 log = structlog.get_logger(__name__)
@@ -38,6 +38,19 @@ def database_url(configured: str | None, data_dir: str | None = None) -> str:
     url = start_embedded(default_data_dir(data_dir))
     os.environ["DATABASE_URL"] = url
     log.info("database.embedded_started")
+    return url
+
+
+def command_database_url(configured: str | None, data_dir: str | None = None) -> str:
+    """`database_url` for a short command (`caller-memory ...`): an embedded server already up
+    on the data directory (`make run`'s, another command's) is used as it is, else one is
+    started as `database_url` does."""
+    if configured:
+        return configured
+    url = running_url(default_data_dir(data_dir))
+    if url is None:
+        return database_url(None, data_dir)
+    log.info("database.embedded_running")
     return url
 
 

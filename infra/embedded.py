@@ -122,6 +122,8 @@ class _PidFile:
     pid: int
     socket_dir: Path | None
     shm_id: int | None
+    port: int | None = None
+    ready: bool = False  # the status line says `ready` (accepting connections)
 
 
 def _read_pid_file(data_dir: Path) -> _PidFile | None:
@@ -131,9 +133,34 @@ def _read_pid_file(data_dir: Path) -> _PidFile | None:
     except (OSError, ValueError, IndexError):
         return None
     socket_dir = lines[4].strip() if len(lines) > 4 else ""
+    port = lines[3].strip() if len(lines) > 3 else ""
     shm = lines[6].split() if len(lines) > 6 else []
     shm_id = int(shm[1]) if len(shm) == 2 and shm[1].isdigit() else None
-    return _PidFile(pid, Path(socket_dir) if socket_dir else None, shm_id)
+    ready = len(lines) > 7 and lines[7].strip() == "ready"
+    return _PidFile(
+        pid,
+        Path(socket_dir) if socket_dir else None,
+        shm_id,
+        int(port) if port.isdigit() else None,
+        ready,
+    )
+
+
+def running_url(data_dir: Path) -> str | None:
+    """The URL of a server already up and ready on `data_dir` (`make run`'s), else None.
+
+    Read from `postmaster.pid` and its socket, without importing or joining the package: a
+    short command connects in milliseconds. Joining nothing, it does not keep the server up;
+    long-lived processes use `start_embedded`.
+    """
+    found = _read_pid_file(data_dir)
+    if found is None or found.socket_dir is None or found.port is None or not found.ready:
+        return None
+    if not (found.socket_dir / f".s.PGSQL.{found.port}").is_socket():
+        return None
+    if _process_state(found.pid) != "postgres":
+        return None
+    return f"postgresql://postgres:@/postgres?host={found.socket_dir}&port={found.port}"
 
 
 def _remove_lock_files(data_dir: Path, found: _PidFile) -> None:

@@ -168,7 +168,7 @@ async def _call(
         yield harness
     finally:
         await session.aclose()
-        await call_io.speaker.aclose()
+        await call_io.aclose()
 
 
 def saved_transcript(request: dict[str, Any]) -> list[dict[str, str]]:

@@ -174,6 +174,13 @@ class FakeCallIO:
     mic: FakeMic | None
     synchronizer: TranscriptSynchronizer | None = field(default=None)
 
+    async def aclose(self) -> None:
+        """After the session closed, what RoomIO closes with it: the synchronizer (its segment
+        tasks would be left pending) and the speaker."""
+        if self.synchronizer is not None:
+            await self.synchronizer.aclose()
+        await self.speaker.aclose()
+
 
 def wire(
     session: AgentSession[Any],

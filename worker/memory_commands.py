@@ -1,4 +1,5 @@
-"""`caller-memory memory ...`: migrate, add, recall, history, delete-all and search.
+"""`caller-memory memory ...`: migrate, add, recall, history, delete-all, search, ops and
+customers.
 
 Each prints the HTTP API's body for the same request (`worker.http.bodies`) as JSON on stdout;
 logs carry no memory text. The agent id is any memory scope (not only a catalog agent), as the
@@ -19,7 +20,7 @@ import typer
 from callmemory import environment
 from callmemory.config import long_op_limits, memory_config, pool_timeouts
 from infra import tracing
-from infra.database import create_pool, database_url
+from infra.database import command_database_url, create_pool
 from infra.database_failure import FAILURES, failure_line, migrations_variable
 from infra.embedded import EmbeddedStartFailed
 from infra.logs import configure_logging
@@ -29,7 +30,17 @@ from memory.api import Memory, open_memory
 from memory.config import ConfigError, MemoryConfig
 from memory.contract import DEFAULT_RECALL_CALLS, CursorExpired, ErrorInfo, Result, strict_json
 from memory.search import DEFAULT_K, DEFAULT_MODE, SEARCH_MODES
-from memory.store import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, MemoryStore, ops_after
+from memory.store import (
+    DEFAULT_CUSTOMERS,
+    DEFAULT_LIMIT,
+    MAX_CURSOR,
+    MAX_CUSTOMERS,
+    MAX_LIMIT,
+    Customer,
+    MemoryStore,
+    customers_after,
+    ops_after,
+)
 from worker.http import bodies
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused, refused
 
@@ -70,7 +81,7 @@ def _run(work: Work) -> None:
 
 
 async def _with_pool(work: Work, settings: environment.Environment) -> dict[str, Any]:
-    url = database_url(settings.database_url, settings.memory_pgdata)
+    url = command_database_url(settings.database_url, settings.memory_pgdata)
     pool = await create_pool(url, timeouts=pool_timeouts(settings))
     try:
         return await work(pool, memory_config(settings))
@@ -103,7 +114,7 @@ def migrate() -> None:
     configure_logging(install_handler=True, fmt=settings.log_format)
 
     async def work() -> dict[str, Any]:
-        url = database_url(settings.long_op_url, settings.memory_pgdata)
+        url = command_database_url(settings.long_op_url, settings.memory_pgdata)
         return {"applied": await run_migrations(url, long_op_limits(settings))}
 
     try:
@@ -220,5 +231,43 @@ def ops(
             raise refused(ErrorInfo(exc.code, exc.message, exc.field)) from None
         cursor = events[-1]["id"] if events else after
         return {"agentId": agent_id, "events": events, "next": cursor}
+
+    _run(work)
+
+
+def _customers_body(agent_id: str, page: list[Customer], limit: int) -> dict[str, Any]:
+    return {
+        "agentId": agent_id,
+        "customers": [
+            {
+                "userId": c.user_id,
+                "facts": c.facts,
+                "calls": c.calls,
+                "lastCallAt": bodies.timestamp(c.last_call_at),
+            }
+            for c in page
+        ],
+        "next": page[-1].user_id if len(page) == limit else None,
+    }
+
+
+@memory_app.command()
+def customers(
+    agent_id: AgentArg,
+    after: Annotated[
+        str, typer.Option(help="the user id the previous page ended with (its `next`)")
+    ] = "",
+    limit: Annotated[
+        int, typer.Option(min=1, max=MAX_CUSTOMERS, help="customers to return")
+    ] = DEFAULT_CUSTOMERS,
+) -> None:
+    """List an agent's customers (people with facts or calls) in user id order, a page at a time.
+
+    `next` is the user id to pass as --after for the next page; null on the last page.
+    """
+
+    async def work(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
+        page = await customers_after(pool, agent_id, after, limit)
+        return _customers_body(agent_id, page, limit)
 
     _run(work)

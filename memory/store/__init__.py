@@ -7,6 +7,7 @@ exceptions become typed memory failures here (`translated`), once. Search keeps 
 from memory.store import _extraction_settings as extraction_settings_store
 from memory.store import _settings as settings_store
 from memory.store._activity import ActivityEntry, list_activity
+from memory.store._customers import DEFAULT_CUSTOMERS, MAX_CUSTOMERS, Customer, customers_after
 from memory.store._db_errors import DB_ERRORS, MISSING, translated
 from memory.store._extraction_settings import ExtractionSettings
 from memory.store._facts import DIRECT_WRITE, MemoryStore, Snapshot
@@ -41,14 +42,17 @@ from memory.store._stored_text import read_json, read_text, stored_json, stored_
 
 __all__ = [
     "DB_ERRORS",
+    "DEFAULT_CUSTOMERS",
     "DEFAULT_LIMIT",
     "DIRECT_WRITE",
     "MAX_CURSOR",
+    "MAX_CUSTOMERS",
     "MAX_LIMIT",
     "MISSING",
     "ActivityEntry",
     "AgentOverview",
     "ClaimedJournal",
+    "Customer",
     "ExtractionSettings",
     "FailedSaves",
     "HeardTurns",
@@ -60,6 +64,7 @@ __all__ = [
     "StoredSettings",
     "append_entries",
     "claim_silent",
+    "customers_after",
     "drop_claimed",
     "drop_journal",
     "expire_ops",

@@ -67,6 +67,7 @@ from worker.http import (
 from worker.http.auth import ApiKey, scopes_of, undeclared_agents
 from worker.http.errors import error_middleware
 from worker.http.http_metrics import PORT_VAR, metrics_app
+from worker.http.local_key import Announce, LocalKeyError, for_web
 from worker.http.routes_context import (
     API_KEYS,
     CATALOG,
@@ -225,7 +226,9 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
     return app
 
 
-async def _listen(app: web.Application, host: str, port: int, metrics: int | None) -> None:
+async def _listen(
+    app: web.Application, host: str, port: int, metrics: int | None, announce: Announce | None
+) -> None:
     """Serve until SIGINT or SIGTERM, then close connections and run the cleanups."""
     runner = make_runner(app)
     await runner.setup()
@@ -238,6 +241,8 @@ async def _listen(app: web.Application, host: str, port: int, metrics: int | Non
         log.info(
             "web.listening", port=site.bound_port, metrics_port=metrics, limits=repr(app[LIMITS])
         )
+        if announce is not None:  # the local console key: printed, never logged
+            print(announce(site.bound_port), flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -256,9 +261,11 @@ async def _bound(starting: Awaitable[T], variable: str, port: int) -> T:
         raise ConfigError(f"{variable}={port}: cannot listen there ({exc.strerror})") from None
 
 
-async def _run(url: str, catalog: Catalog, config: WebConfig) -> None:
+async def _run(
+    url: str, catalog: Catalog, config: WebConfig, announce: Announce | None = None
+) -> None:
     app = await _serve(url, catalog, config)
-    await _listen(app, *config.address, config.metrics_port)
+    await _listen(app, *config.address, config.metrics_port, announce)
 
 
 def main() -> int:
@@ -276,7 +283,12 @@ def main() -> int:
         print(f"database error: {exc}", file=sys.stderr)
         return 1
     try:
-        asyncio.run(_run(url, default_catalog(), config))
+        config, announce = for_web(config)  # a first local run's console key
+    except (LocalKeyError, OSError) as exc:
+        print(f"configuration error: local console key: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(_run(url, default_catalog(), config, announce))
     except ConfigError as exc:  # a port already taken
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2

@@ -1,5 +1,6 @@
 // The key and the public HTTP API. The key lives in sessionStorage (this tab only: gone when the
-// tab closes, never localStorage, a cookie or a URL) and travels in the Authorization header.
+// tab closes, never localStorage or a cookie; a sign-in address's `#key=` is read once and removed
+// from the address bar, see screen.js) and travels in the Authorization header.
 const KEY_STORAGE = "memoryScreen.apiKey";
 
 export const key = {

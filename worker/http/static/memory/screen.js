@@ -104,6 +104,16 @@ function bind() {
   });
 }
 
+// A sign-in address (`/memory/#key=...`, printed by a first local run): the key moves into this
+// tab's session and leaves the address bar and history at once.
+function keyFromAddress() {
+  const given = new URLSearchParams(location.hash.slice(1)).get("key");
+  if (!given) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  key.set(given);
+}
+
+keyFromAddress();
 bind();
 window.memoryScreen = { ready: true };
 if (key.get()) guarded(connect)(); // the key kept for this tab: no retyping
