@@ -287,6 +287,11 @@ def main() -> int:
     except (LocalKeyError, OSError) as exc:
         print(f"configuration error: local console key: {exc}", file=sys.stderr)
         return 2
+    return _served(url, config, announce)
+
+
+def _served(url: str, config: WebConfig, announce: Announce | None) -> int:
+    """Run the service to its end; a start-up failure is one line and an exit status."""
     try:
         asyncio.run(_run(url, default_catalog(), config, announce))
     except ConfigError as exc:  # a port already taken
