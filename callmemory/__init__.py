@@ -18,6 +18,7 @@ docs/voice-call.md#the-heard-transcript has the rule.
 from callmemory.attach import PHONE_CALLERS, CallerMemory
 from callmemory.config import CallConfig
 from callmemory.documents import search_docs
+from callmemory.prewarm import prewarm
 from callmemory.text import TextMemory
 from chat import ReservedToolName
 from lifecycle.call import MemoryCall, SessionAlreadyStarted
@@ -36,5 +37,6 @@ __all__ = [
     "SessionAlreadyStarted",
     "TextMemory",
     "measurable",
+    "prewarm",
     "search_docs",
 ]

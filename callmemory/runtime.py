@@ -3,13 +3,15 @@
 Each LiveKit job runs in its own process, so each opens its own pool, sized for one call
 (see docs/deployment.md for connections per N concurrent calls). The database URL was resolved
 once by the worker's main process and reached this process through `DATABASE_URL`. The runtime
-is built without touching the database; the pool connects inside the call's pre-greeting
-deadline (`lifecycle.opening`), and closing it is bounded too.
+is built without touching the database. A job process prewarmed by livekit already holds it
+connected and checked, its statements prepared (`callmemory.prewarm`); otherwise the pool
+connects inside the call's pre-greeting deadline (`lifecycle.opening`). Closing it is bounded.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import asyncpg
@@ -19,7 +21,8 @@ from infra.database import close_pool, database_url, new_pool
 from memory.api import Memory, open_memory
 from memory.contract import MemoryFailure, Unavailable
 from memory.settings import CallSettings, CodeDefaults
-from memory.store import MemoryStore, translated
+from memory.store import MemoryStore, Opened, open_call, translated
+from memory.store._opening import SettingsSeen
 
 JOB_POOL_MIN = 1
 JOB_POOL_MAX = 2
@@ -35,9 +38,36 @@ class Runtime:
     memory: Memory
 
     async def connect(self) -> None:
-        """Open the pool's connections (the first step before the greeting)."""
+        """A live connection (the first step before the greeting): the pool's opened now, or
+        the warm one checked without a round trip and replaced when it died meanwhile."""
         async with translated(Unavailable, "pool connect"):
             await self.pool
+            async with self.pool.acquire():  # asyncpg reconnects a connection found closed
+                pass
+
+    async def warm(self) -> None:
+        """Connect, check the capability and prepare the statements a call's opening runs, so
+        each is one round trip on the call path (`callmemory.prewarm`)."""
+        await self.connect()
+        await self.store.ensure_capability()
+        nobody: dict[str, str] = {}
+        await open_call(self.pool, "", CodeDefaults(read=True), nobody, 0)
+        await self.store.call_settings("", CodeDefaults())
+        await self.store.recall("", "", 0)
+
+    async def open_call(
+        self,
+        agent_id: str,
+        code: CodeDefaults,
+        offered: Mapping[str, str],
+        calls: int,
+        on_settings: SettingsSeen,
+    ) -> Opened:
+        """Settings, identity and recall in one statement (`memory.store.open_call`)."""
+        opened = await open_call(self.pool, agent_id, code, offered, calls, on_settings=on_settings)
+        if opened.capability_error is None:
+            self.store.mark_capable()
+        return opened
 
     async def call_settings(self, agent_id: str, code: CodeDefaults) -> CallSettings:
         """The call's settings snapshot; the same statement checks the capability, so recall
@@ -56,9 +86,21 @@ class Runtime:
         await close_pool(self.pool, CLOSE_SECONDS)
 
 
-def new_runtime(config: CallConfig, url: str) -> Runtime:
-    """The job's runtime with its pool to `url` not yet connected (no database work here)."""
-    pool = new_pool(url, min_size=JOB_POOL_MIN, max_size=JOB_POOL_MAX, timeouts=config.database)
+def new_runtime(config: CallConfig, url: str, *, warm: asyncpg.Pool | None = None) -> Runtime:
+    """The job's runtime with its pool to `url` not yet connected (no database work here);
+    `warm`: a pool connected and checked while the process was prewarmed (`callmemory.prewarm`).
+    """
+    if warm is not None:
+        store = MemoryStore(warm)
+        store.mark_capable()  # checked by the warm-up
+        return Runtime(config, warm, store, open_memory(store, config.memory))
+    pool = new_pool(
+        url,
+        min_size=JOB_POOL_MIN,
+        max_size=JOB_POOL_MAX,
+        timeouts=config.database,
+        idle_seconds=0,  # a prewarmed process keeps its connection while it waits for a job
+    )
     store = MemoryStore(pool)
     return Runtime(
         config=config,
