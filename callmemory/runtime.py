@@ -46,14 +46,14 @@ class Runtime:
                 pass
 
     async def warm(self) -> None:
-        """Connect, check the capability and prepare the statements a call's opening runs, so
-        each is one round trip on the call path (`callmemory.prewarm`)."""
+        """Connect, then run the opening statement once (`memory.store.open_call`): it checks
+        the schema and capability and leaves the statement prepared, so a call's opening is one
+        round trip (`callmemory.prewarm`). Raises `MemoryFailure` when either fails."""
         await self.connect()
-        await self.store.ensure_capability()
-        nobody: dict[str, str] = {}
-        await open_call(self.pool, "", CodeDefaults(read=True), nobody, 0)
-        await self.store.call_settings("", CodeDefaults())
-        await self.store.recall("", "", 0)
+        opened = await open_call(self.pool, "", CodeDefaults(), {}, 0)
+        if opened.capability_error is not None:
+            raise Unavailable(f"warm-up: {opened.capability_error}")
+        self.store.mark_capable()
 
     async def open_call(
         self,
