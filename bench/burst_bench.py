@@ -43,6 +43,7 @@ import asyncpg
 import psutil
 
 from bench.memory_bench import fresh_database
+from callmemory.prewarm import PREWARMED
 from infra.embedded import start_embedded
 from memory.settings import Overrides, SettingsUpdate
 from memory.store import offer_code_bindings, save_settings
@@ -57,6 +58,7 @@ SAMPLE_SECONDS = 0.02
 POLL = 0.25  # how often the worker's output is looked at: the proxy shares this loop
 GREETED_WITHIN = 180.0
 MISSED = "call.memory_not_recalled"
+IDLE_WITHIN = 30.0
 JOB_ENDED = "process exiting"  # livekit's, in the main process, once a job's process exits
 
 
@@ -184,6 +186,14 @@ async def run_burst(
     return float(dispatched["at"]), tagged(worker, tag, ON_THE_LINE), peak[0], busy, ports
 
 
+def idle_warm(worker: WorkerProcess) -> int:
+    """Job processes that hold their warm connection and have served no call yet."""
+    records = worker.records()
+    warm = {r.get("pid") for r in records if r.get("message") == PREWARMED}
+    served = {r.get("pid") for r in records if r.get("message") == ON_THE_LINE}
+    return len(warm - served)
+
+
 async def measure(
     worker: WorkerProcess,
     proxy: DelayProxy,
@@ -197,6 +207,10 @@ async def measure(
     )
     proxy.rtt_ms = rtt
     tag = f"b{calls}r{int(rtt)}{'on' if read else 'off'}{time.monotonic_ns() % 10**6}"
+    try:  # an idle process has finished its warm-up, as between calls in production
+        await worker.wait_for(lambda: idle_warm(worker) > 0, IDLE_WITHIN, POLL)
+    except TimeoutError:
+        print(f"({tag}: no prewarmed idle process within {IDLE_WITHIN:g} s)")
     load = os.getloadavg()[0]
     at, greetings, peak, busy, ports = await run_burst(worker, direct, tag, calls, proxy.port)
     frames = [float(str(g["first_frame_at"])) for g in greetings]

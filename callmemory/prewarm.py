@@ -40,6 +40,8 @@ from memory.store import DB_ERRORS
 log = structlog.get_logger(__name__)
 
 WARM_KEY = "callmemory.warm_runtime"
+PREWARMED = "call.prewarmed"
+"""Logged once the process holds its checked connection (a benchmark waits for one idle)."""
 WARM_SECONDS = 5.0
 """How long the warm-up may take: inside livekit's `initialize_process_timeout` (10 s)."""
 
@@ -76,17 +78,20 @@ def prewarm(proc: JobProcess) -> None:
     except ConfigError:
         return  # the job names what is missing
     loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)  # asyncpg's pool binds to the current loop when built
     runtime = new_runtime(config, url)
     try:
         loop.run_until_complete(asyncio.wait_for(runtime.warm(), WARM_SECONDS))
-    except (MemoryFailure, TimeoutError) as exc:
-        code = exc.code if isinstance(exc, MemoryFailure) else "timeout"
+    except Exception as exc:  # a failed warm-up never fails the process
+        code = exc.code if isinstance(exc, MemoryFailure) else type(exc).__name__
         log.warning("call.prewarm_failed", error_code=code)
         with contextlib.suppress(*DB_ERRORS):
             loop.run_until_complete(close_pool(runtime.pool, CLOSE_SECONDS))
+        asyncio.set_event_loop(None)
         loop.close()
         return
     proc.userdata[WARM_KEY] = WarmPool(loop, runtime.pool, url, config.database)
+    log.info(PREWARMED)
     asyncio.set_event_loop_policy(_HandOver(loop, asyncio.get_event_loop_policy()))
 
 
