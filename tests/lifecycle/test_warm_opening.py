@@ -50,6 +50,7 @@ async def _turns_to_greeting(
 
 
 async def test_a_warm_pool_opens_a_call_in_one_round_trip_read_on_or_off(
+    *,
     memory: Memory,
     model_server: ModelServer,
     pool: asyncpg.Pool,
@@ -68,6 +69,7 @@ async def test_a_warm_pool_opens_a_call_in_one_round_trip_read_on_or_off(
 
 
 async def test_a_withheld_number_recalls_nobody_in_the_one_statement(
+    *,
     memory: Memory,
     model_server: ModelServer,
     pool: asyncpg.Pool,
