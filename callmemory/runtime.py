@@ -55,6 +55,10 @@ class Runtime:
             raise Unavailable(f"warm-up: {opened.capability_error}")
         self.store.mark_capable()
 
+    async def prepare_recall(self) -> None:
+        """Recall once for nobody: its statement is then prepared on the warm connection."""
+        await self.store.recall("", "", 0)
+
     async def open_call(
         self,
         agent_id: str,

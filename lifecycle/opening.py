@@ -24,6 +24,7 @@ awaited on the call path.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import time
@@ -87,6 +88,10 @@ class Backend(Protocol):
         """Settings, the identity under the bound key and recall in one statement
         (`memory.store.open_call`). Raises `MemoryFailure` when it fails."""
 
+    async def prepare_recall(self) -> None:
+        """Recall's statement prepared now, so the recall itself is one round trip later
+        (an outbound call, while it dials). Raises `MemoryFailure` when it fails."""
+
 
 class Opening:
     """The pre-greeting memory work of one call, begun at room open.
@@ -130,7 +135,12 @@ class Opening:
             return None
         self._step = "settings"
         first = functools.partial(self._backend.call_settings, self._agent_id, self._code)
-        return await bound_snapshot(self._backend.pool, self._agent_id, self._code, first=first)
+        settings = await bound_snapshot(self._backend.pool, self._agent_id, self._code, first=first)
+        if settings is not None:  # read: what is left is recall's
+            self._saw(settings)
+        with contextlib.suppress(MemoryFailure):  # recall then says what fails, as a code
+            await self._backend.prepare_recall()  # off the call path: the callee is ringing
+        return settings
 
     async def _open(self, caller: Caller | None, metadata: JobMetadata) -> Opened | None:
         """An inbound call's settings, identity and recall: one statement."""
