@@ -11,12 +11,14 @@ connects inside the call's pre-greeting deadline (`lifecycle.opening`). Closing 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import asyncpg
 
 from callmemory.config import CallConfig, load_call_config
+from infra import tracing
 from infra.database import close_pool, database_url, new_pool
 from memory.api import Memory, open_memory
 from memory.contract import MemoryFailure, Unavailable
@@ -68,9 +70,14 @@ class Runtime:
         on_settings: SettingsSeen,
     ) -> Opened:
         """Settings, identity and recall in one statement (`memory.store.open_call`)."""
+        started = time.time_ns()
         opened = await open_call(self.pool, agent_id, code, offered, calls, on_settings=on_settings)
         if opened.capability_error is None:
             self.store.mark_capable()
+        if (found := opened.recall) is not None:  # the statement recalled: recall's span
+            tracing.record(
+                "memory.recall", agent_id, started, facts=len(found.facts), calls=len(found.calls)
+            )
         return opened
 
     async def call_settings(self, agent_id: str, code: CodeDefaults) -> CallSettings:
