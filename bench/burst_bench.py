@@ -5,7 +5,9 @@ executor, real job processes from its forkserver, its process pool as in product
 calls at once, for each round-trip delay to Postgres (a `testkit.delay_proxy.DelayProxy`
 between every process of the worker and the database), read on and read off interleaved, in
 one run. Each call greets a different caller who has facts (one holds `RECALLED_MARK`); the
-greeting "carries memory" when the model's context for it held that mark. Every call of a burst
+greeting "carries memory" when the model's context for it held that mark. The worker's job
+processes are prewarmed as in production (`callmemory.prewarm`): an idle process holds its
+database connection before its job arrives. Every call of a burst
 stays on the line until the last one is greeted (as calls of a few minutes would), then all
 hang up. Saving is off.
 
@@ -13,7 +15,9 @@ Per burst it prints: the share of greetings that carried memory (read on; by con
 within `CALL_RECALL_BUDGET_SECONDS`, the greeting never waits longer), dispatch -> first
 greeting audio frame (p50, p95), the peak of the database's client connections
 (`pg_stat_activity`, sampled every 20 ms over a direct connection), the round trips clients
-began between the dispatch and the last greeting (per call), the late step of each call whose
+began between the dispatch and the last greeting (per call: all clients', and the calls' own:
+those on the connections of the job processes that served the burst, so not the warm-up of
+the idle processes livekit starts meanwhile to replace them), the late step of each call whose
 greeting missed memory (`call.memory_not_recalled`'s reason), the load average and the share of the
 machine's CPU busy from the dispatch to the last greeting (`/proc/stat`).
 
@@ -36,8 +40,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import asyncpg
+import psutil
 
 from bench.memory_bench import fresh_database
+from callmemory.prewarm import PREWARMED
 from infra.embedded import start_embedded
 from memory.settings import Overrides, SettingsUpdate
 from memory.store import offer_code_bindings, save_settings
@@ -52,6 +58,7 @@ SAMPLE_SECONDS = 0.02
 POLL = 0.25  # how often the worker's output is looked at: the proxy shares this loop
 GREETED_WITHIN = 180.0
 MISSED = "call.memory_not_recalled"
+IDLE_WITHIN = 30.0
 JOB_ENDED = "process exiting"  # livekit's, in the main process, once a job's process exits
 
 
@@ -65,6 +72,7 @@ class Burst:
     in_job_ms: list[float]
     peak_connections: int
     turns_per_call: float
+    own_turns_per_call: float  # on the connections of the burst's own job processes
     late: Counter[str]
     load: float
     cpu_busy: float  # the machine's cores, share busy from the dispatch to the last greeting
@@ -140,12 +148,23 @@ def tagged(worker: WorkerProcess, tag: str, message: str) -> list[dict[str, obje
     ]
 
 
+def client_ports(pids: set[int], server_port: int) -> set[int]:
+    """The local ports of the TCP connections processes `pids` hold to `server_port`."""
+    ports = set()
+    for pid in pids:
+        with contextlib.suppress(psutil.Error):
+            for conn in psutil.Process(pid).net_connections(kind="tcp"):
+                if conn.raddr and conn.raddr.port == server_port:
+                    ports.add(conn.laddr.port)
+    return ports
+
+
 async def run_burst(
-    worker: WorkerProcess, direct: tuple[str, str], tag: str, calls: int
-) -> tuple[float, list[dict[str, object]], int, float]:
+    worker: WorkerProcess, direct: tuple[str, str], tag: str, calls: int, proxy_port: int
+) -> tuple[float, list[dict[str, object]], int, float, set[int]]:
     """Launch, wait for every greeting, hang up every call, wait for every job's end; returns
-    the dispatch time, the greetings, the peak of connections and the share of CPU busy until
-    the last greeting."""
+    the dispatch time, the greetings, the peak of connections, the share of CPU busy until
+    the last greeting and the client ports of the burst's job processes."""
     async with peak_connections(*direct) as peak:
         start = cpu_times()
         await worker.burst(tag, calls)
@@ -153,6 +172,8 @@ async def run_burst(
             lambda: len(tagged(worker, tag, ON_THE_LINE)) == calls, GREETED_WITHIN, POLL
         )
         busy = busy_since(start)
+        pids = {int(str(g["pid"])) for g in tagged(worker, tag, ON_THE_LINE)}
+        ports = client_ports(pids, proxy_port)
         worker.hang_up(tag)
         try:  # the next burst starts on a quiet worker
             await worker.wait_for(lambda: len(tagged(worker, tag, JOB_ENDED)) == calls, 90, POLL)
@@ -162,7 +183,15 @@ async def run_burst(
     [dispatched] = [
         r for r in worker.records() if r.get("message") == BURST_DISPATCHED and r["tag"] == tag
     ]
-    return float(dispatched["at"]), tagged(worker, tag, ON_THE_LINE), peak[0], busy
+    return float(dispatched["at"]), tagged(worker, tag, ON_THE_LINE), peak[0], busy, ports
+
+
+def idle_warm(worker: WorkerProcess) -> int:
+    """Job processes that hold their warm connection and have served no call yet."""
+    records = worker.records()
+    warm = {r.get("pid") for r in records if r.get("message") == PREWARMED}
+    served = {r.get("pid") for r in records if r.get("message") == ON_THE_LINE}
+    return len(warm - served)
 
 
 async def measure(
@@ -178,8 +207,12 @@ async def measure(
     )
     proxy.rtt_ms = rtt
     tag = f"b{calls}r{int(rtt)}{'on' if read else 'off'}{time.monotonic_ns() % 10**6}"
+    try:  # an idle process has finished its warm-up, as between calls in production
+        await worker.wait_for(lambda: idle_warm(worker) > 0, IDLE_WITHIN, POLL)
+    except TimeoutError:
+        print(f"({tag}: no prewarmed idle process within {IDLE_WITHIN:g} s)")
     load = os.getloadavg()[0]
-    at, greetings, peak, busy = await run_burst(worker, direct, tag, calls)
+    at, greetings, peak, busy, ports = await run_burst(worker, direct, tag, calls, proxy.port)
     frames = [float(str(g["first_frame_at"])) for g in greetings]
     late = Counter(str(r["reason"]) for r in tagged(worker, tag, MISSED))
     return Burst(
@@ -194,6 +227,7 @@ async def measure(
         ],
         peak_connections=peak,
         turns_per_call=proxy.turns_between(at, max(frames)) / calls,
+        own_turns_per_call=proxy.turns_between(at, max(frames), ports) / calls,
         late=late,
         load=load,
         cpu_busy=busy,
@@ -209,8 +243,9 @@ def pct(samples: list[float], p: int) -> float:
 HEADER = (
     "| calls | RTT ms | read | greeting with memory | dispatch -> greeting p50 ms | p95 ms"
     " | job start -> greeting p50 ms | p95 ms | peak PG connections"
-    " | round trips per call before greetings | late step (memory missed) | load avg"
-    " | CPU busy |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+    " | round trips per call before greetings | the calls' own | late step (memory missed)"
+    " | load avg | CPU busy |\n"
+    "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
 )
 
 
@@ -221,7 +256,8 @@ def row(b: Burst) -> str:
         f"| {b.calls} | {b.rtt_ms:g} | {'on' if b.read else 'off'} | {share}"
         f" | {pct(b.greeting_ms, 50):.0f} | {pct(b.greeting_ms, 95):.0f}"
         f" | {pct(b.in_job_ms, 50):.0f} | {pct(b.in_job_ms, 95):.0f}"
-        f" | {b.peak_connections} | {b.turns_per_call:.1f} | {late} | {b.load:.1f}"
+        f" | {b.peak_connections} | {b.turns_per_call:.1f} | {b.own_turns_per_call:.1f}"
+        f" | {late} | {b.load:.1f}"
         f" | {100 * b.cpu_busy:.0f} % |"
     )
 

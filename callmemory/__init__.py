@@ -22,6 +22,7 @@ import callmemory.installed_names  # noqa: F401  (its import runs the check)
 from callmemory.attach import PHONE_CALLERS, CallerMemory
 from callmemory.config import CallConfig
 from callmemory.documents import search_docs
+from callmemory.prewarm import prewarm
 from callmemory.text import TextMemory
 from chat import ReservedToolName
 from lifecycle.call import MemoryCall, SessionAlreadyStarted
@@ -40,5 +41,6 @@ __all__ = [
     "SessionAlreadyStarted",
     "TextMemory",
     "measurable",
+    "prewarm",
     "search_docs",
 ]

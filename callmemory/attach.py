@@ -23,10 +23,11 @@ instead of one save at hang-up (`lifecycle.passes`). `memory.on("ops", fn)` regi
 listener of the `memory.ops` events of every call of this agent (`memory.ops`); each call
 also publishes them on its room's data channel (topic `memory.ops`).
 
-`attach` starts the memory work at room open (pool, capability, settings snapshot), joins the
-room, waits for the caller (or dials the callee when the job is an outbound call requested
-through this service), resolves the caller's identity, recalls inside the pre-greeting
-deadline and puts the memory block into the agent's instructions; it wires the heard
+`attach` takes the process's warm pool (`callmemory.prewarm`; else it connects at room open),
+joins the room, waits for the caller (or dials the callee when the job is an outbound call
+requested through this service, its settings read meanwhile), then reads the settings, picks
+the caller's identity and recalls in one statement inside the pre-greeting deadline
+(`lifecycle.opening`) and puts the memory block into the agent's instructions; it wires the heard
 transcript and every close path to the one save. It returns None only when nobody came on the
 line (an outbound dial failed and the job is already ending): then do not start the session.
 """
@@ -45,8 +46,9 @@ from livekit.agents import Agent, AgentServer, AgentSession, JobContext
 
 from callmemory import environment
 from callmemory.config import CallConfig, load_call_config
-from callmemory.process import in_main_process, job_database_url, prepare_database
-from callmemory.runtime import Runtime, new_runtime
+from callmemory.prewarm import job_runtime
+from callmemory.process import in_main_process, prepare_database
+from callmemory.runtime import Runtime
 from callmemory.text import TextMemory, check_tools, is_text_session
 from infra import tracing
 from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
@@ -59,6 +61,7 @@ from memory.config import ConfigError
 from memory.contract import InvalidRequest, requests
 from memory.ops import Listener, Listeners
 from memory.settings import CodeDefaults
+from sip.job_metadata import parse_job_metadata
 
 PHONE_CALLERS = CodeDefaults(read=True, save=True, identity_key="phoneNumber")
 """The usual declaration: recall before the greeting, save at the end, callers known by number."""
@@ -178,7 +181,7 @@ class CallerMemory:
         structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
         config = self._config()  # given, or this call's one read of the environment
         tracing.configure(config.tracing_endpoint)
-        runtime = new_runtime(config, job_database_url(config))
+        runtime = job_runtime(ctx.proc, config)  # warm when livekit prewarmed the process
         started_at, opened_at = datetime.now(UTC), time.monotonic()
         start = await self._on_the_line(ctx, runtime, config, started_at, connect)
         if start is None:
@@ -225,7 +228,7 @@ class CallerMemory:
         structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
         config = self._config()
         tracing.configure(config.tracing_endpoint)
-        runtime = new_runtime(config, job_database_url(config))
+        runtime = job_runtime(ctx.proc, config)
         for listener in self._listeners:
             runtime.memory.on("ops", listener)
         text = TextMemory(self.agent_id, self.defaults, runtime, session)
@@ -243,9 +246,15 @@ class CallerMemory:
     ) -> CallStart | None:
         """Begin the memory work at room open, then join and wait for (or dial) the caller."""
         budget = config.recall_budget_seconds
-        opening = Opening(runtime, self.agent_id, self.defaults, budget_seconds=budget)
+        metadata = parse_job_metadata(ctx.job.metadata)  # read once: the dial and the identity
+        outbound = metadata.outbound is not None
+        opening = Opening(
+            runtime, self.agent_id, self.defaults, budget_seconds=budget, outbound=outbound
+        )
         try:
-            return await opening.join(ctx, started_at=started_at, connect=connect)
+            return await opening.join(
+                ctx, started_at=started_at, connect=connect, metadata=metadata
+            )
         except BaseException:
             await runtime.aclose()
             raise

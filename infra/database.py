@@ -67,6 +67,7 @@ async def _session_unchanged(conn: asyncpg.Connection) -> None:
 DEFAULT_COMMAND_SECONDS = 5.0
 DEFAULT_STATEMENT_SECONDS = 5.0
 DEFAULT_LOCK_SECONDS = 2.0
+DEFAULT_IDLE_SECONDS = 300.0  # asyncpg's own default
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,15 +97,25 @@ class PoolTimeouts:
 
 
 def new_pool(
-    url: str, *, min_size: int = 1, max_size: int = 5, timeouts: PoolTimeouts | None = None
+    url: str,
+    *,
+    min_size: int = 1,
+    max_size: int = 5,
+    timeouts: PoolTimeouts | None = None,
+    idle_seconds: float = DEFAULT_IDLE_SECONDS,
 ) -> asyncpg.Pool:
-    """A pool not yet connected: `await` it to connect (a job does that inside its deadline)."""
+    """A pool not yet connected: `await` it to connect (a job does that inside its deadline).
+
+    `idle_seconds`: a connection unused this long is closed (0: kept; a prewarmed job
+    process's, `callmemory.runtime`).
+    """
     limits = PoolTimeouts() if timeouts is None else timeouts
     return asyncpg.create_pool(
         url,
         min_size=min_size,
         max_size=max_size,
         reset=_session_unchanged,
+        max_inactive_connection_lifetime=idle_seconds,
         command_timeout=limits.command_seconds,
         timeout=limits.command_seconds,
         **limits.connection_options(),

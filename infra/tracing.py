@@ -100,3 +100,16 @@ def finish(current: Span | None, error_code: str | None, **counts: Attribute | N
     for key, value in counts.items():
         if value is not None:
             current.set_attribute(f"memory.{key}", value)
+
+
+def record(name: str, agent_id: str, started_ns: int, **counts: Attribute | None) -> None:
+    """A span of work that already ended, begun at `started_ns` (`time.time_ns()`): for a
+    statement that turned out to do it (the call opening's recall, `callmemory.runtime`)."""
+    tracer = _process_tracer()
+    if tracer is None:
+        return
+    current = tracer.start_span(
+        name, attributes={"memory.agent_id": agent_id}, start_time=started_ns
+    )
+    finish(current, None, **counts)
+    current.end()

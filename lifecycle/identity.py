@@ -68,6 +68,20 @@ def resolve_identity(key: str | None, caller: Caller | None, metadata: JobMetada
     return found
 
 
+def offered_identities(caller: Caller | None, metadata: JobMetadata) -> dict[str, str]:
+    """Every identity the caller offers: each key that names one -> the user id it resolves to.
+
+    The same rules as `resolve_identity`, for each key the call could be bound to (the phone
+    number and every key of the dispatch metadata), so the bound key can be looked up among
+    them in the statement that reads the binding (`memory.store.open_call`).
+    """
+    offered = {}
+    for key in dict.fromkeys((PHONE_NUMBER_KEY, *metadata.identities)):
+        if (user_id := resolve_identity(key, caller, metadata).user_id) is not None:
+            offered[key] = user_id
+    return offered
+
+
 def _phone_number(caller: Caller | None, metadata: JobMetadata) -> Identity:
     if caller is not None and caller.phone_number is not None:
         return Identity(user_id=caller.phone_number, source="sip")

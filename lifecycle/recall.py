@@ -41,22 +41,29 @@ async def recall_within(
             deadline, memory.recall(agent_id, user_id, RECALL_CALLS), step="recall"
         )
     except Late as late:
-        return _missed(over_budget(late.step))
+        return missed(over_budget(late.step))
     if result.error is not None:
-        return _missed(result.error.code)
+        return missed(result.error.code)
     return RecallOutcome(result.data)
 
 
-def _missed(reason: str) -> RecallOutcome:
+def missed(reason: str) -> RecallOutcome:
     """An active plan whose recall did not arrive: counted here, once per call."""
     count_memory_off(reason)
     return without(reason)
 
 
-async def recall_for(plan: MemoryPlan, memory: Memory, deadline: Deadline) -> Recall | None:
-    """The caller's memory when the plan reads it; save-only calls never see old facts."""
+async def recall_for(
+    plan: MemoryPlan, memory: Memory, deadline: Deadline, early: RecallOutcome | None = None
+) -> Recall | None:
+    """The caller's memory when the plan reads it; save-only calls never see old facts.
+
+    `early`: the recall already made with the settings (`lifecycle.opening`), else it runs now.
+    """
     if not plan.read or plan.user_id is None:
         return None
+    if early is not None:
+        return early.recall
     outcome = await recall_within(memory, plan.agent_id, plan.user_id, deadline)
     return outcome.recall
 

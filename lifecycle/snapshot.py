@@ -53,11 +53,20 @@ async def bound_snapshot(
     """The snapshot, after offering the code's identity key if the agent has no binding yet;
     `first`: the first read, when it is not the plain settings read."""
     settings = await take_snapshot(pool, agent_id, code, first)
-    if (key := key_to_offer(settings, code)) is None:
+    if not await offered_key(pool, agent_id, code, settings):
         return settings
+    return await take_snapshot(pool, agent_id, code)
+
+
+async def offered_key(
+    pool: asyncpg.Pool, agent_id: str, code: CodeDefaults, settings: CallSettings | None
+) -> bool:
+    """Offer the code's identity key when nothing is bound yet; True: offered, read again."""
+    if (key := key_to_offer(settings, code)) is None:
+        return False
     try:
         await offer_code_bindings(pool, {agent_id: key})
     except MemoryFailure as failure:
         log.warning("call.binding_unavailable", agent_id=agent_id, error_code=failure.code)
-        return settings
-    return await take_snapshot(pool, agent_id, code)
+        return False
+    return True

@@ -15,6 +15,7 @@ from datetime import datetime
 from infra.deadline import Deadline
 from lifecycle.identity import Identity, identity_key, resolve_identity
 from lifecycle.plan import MemoryPlan, plan_memory
+from lifecycle.recall import RecallOutcome
 from memory.settings import CallSettings
 from sip.caller import Caller
 from sip.job_metadata import JobMetadata
@@ -30,6 +31,7 @@ class CallStart:
     deadline: Deadline  # the pre-greeting deadline; recall runs inside it
     started_at: datetime
     run_id: str  # the LiveKit job id
+    recalled: RecallOutcome | None = None  # read with the settings; None: recall runs later
 
 
 def start_call(

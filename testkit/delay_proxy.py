@@ -5,6 +5,7 @@
     url = proxy.url_for("mydb")     # what the service is given as DATABASE_URL
     proxy.rtt_ms = 5                # changed at any time: the next chunk sees the new delay
     proxy.turns_between(t0, t1)     # round trips clients began in that window
+    proxy.turns_between(t0, t1, ports={50123})   # only those of these client ports
     await proxy.stop()
 
 Every chunk read in either direction is written out half the round trip later, in order, so
@@ -35,6 +36,7 @@ CHUNK = 65536
 class _Stats:
     turns: list[float] = field(default_factory=list)  # time.monotonic() of each round trip
     connections: int = 0
+    by_port: dict[int, list[float]] = field(default_factory=dict)  # the same, per client port
 
 
 class DelayProxy:
@@ -58,8 +60,13 @@ class DelayProxy:
         login = f"{quote(self._user, safe='')}:{quote(self._password, safe='')}"
         return f"postgresql://{login}@127.0.0.1:{self.port}/{database}"
 
-    def turns_between(self, start: float, end: float) -> int:
-        return sum(1 for at in self.stats.turns if start <= at <= end)
+    def turns_between(self, start: float, end: float, ports: set[int] | None = None) -> int:
+        """Round trips begun in the window; `ports`: only on connections from those client
+        ports (a benchmark's own processes' connections, `psutil` tells which are whose)."""
+        if ports is None:
+            return sum(1 for at in self.stats.turns if start <= at <= end)
+        turns = (at for port in ports for at in self.stats.by_port.get(port, ()))
+        return sum(1 for at in turns if start <= at <= end)
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
@@ -86,7 +93,8 @@ class DelayProxy:
 
     async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         self.stats.connections += 1
-        link = _Link(self.stats)
+        peer = client_w.get_extra_info("peername")
+        link = _Link(self.stats, self.stats.by_port.setdefault(int(peer[1]), []))
         try:
             await asyncio.sleep(2 * self.half_seconds)  # the handshake's round trip
             server_r, server_w = await self._open_upstream()
@@ -128,11 +136,14 @@ class _Link:
     """One connection's direction of last traffic: a client chunk after an answer is a turn."""
 
     stats: _Stats
+    mine: list[float]  # this connection's turns
     answered: bool = True
 
     def saw(self, from_client: bool) -> None:
         if from_client and self.answered:
-            self.stats.turns.append(time.monotonic())
+            now = time.monotonic()
+            self.stats.turns.append(now)
+            self.mine.append(now)
         self.answered = not from_client
 
 

@@ -4,7 +4,8 @@
 database (starting the embedded one when `DATABASE_URL` is unset), applies migrations, offers
 the catalog's identity keys and sweeps the journals of dead jobs (`worker.sweeping`); each job
 process then serves one call. livekit's setup hook (`prepare_job_process`) routes our events
-into livekit's log forwarding in every job process, and the main process says which call a job
+into livekit's log forwarding in every job process and opens its database connection before
+any job (`callmemory.prewarm`), and the main process says which call a job
 process was serving when it dies (`worker.job_watch`).
 """
 
@@ -21,6 +22,7 @@ from livekit.agents import AgentServer, AgentSession, JobContext, JobProcess, cl
 
 from callmemory import CallerMemory, environment
 from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN
+from callmemory.prewarm import prewarm
 from infra.database_failure import DatabaseFailed
 from infra.embedded import EmbeddedStartFailed
 from infra.logs import configure_job_logging, scrub_livekit_content
@@ -51,12 +53,14 @@ everything else (room, participants, job shutdown) runs through livekit's own jo
 """
 
 
-def prepare_job_process(_: JobProcess) -> None:
+def prepare_job_process(proc: JobProcess) -> None:
     """livekit's setup hook, once in each job process before its first job: our events into
-    livekit's forwarding handler, livekit's content fields blanked before they leave. (The
-    THREAD executor runs it in the main process, where logging is configured already.)"""
+    livekit's forwarding handler, livekit's content fields blanked before they leave, and the
+    process's database connection opened and checked (`callmemory.prewarm`). (The THREAD
+    executor runs it in the main process, where logging is configured already.)"""
     configure_job_logging()
     scrub_livekit_content()
+    prewarm(proc)
 
 
 async def entrypoint(ctx: JobContext, sessions: SessionFactory = build_session) -> None:

@@ -27,6 +27,7 @@ from memory.store._journal import (
     record_interrupted,
     start_swept_save,
 )
+from memory.store._opening import Opened, open_call
 from memory.store._ops_log import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
 from memory.store._ops_retention import expire_ops, expire_ops_batch
 from memory.store._overview import AgentOverview, FailedSaves, overview
@@ -59,6 +60,7 @@ __all__ = [
     "JournalEntry",
     "JournalHeader",
     "MemoryStore",
+    "Opened",
     "Queryable",
     "Snapshot",
     "StoredSettings",
@@ -77,6 +79,7 @@ __all__ = [
     "load_settings",
     "mark_save_started",
     "offer_code_bindings",
+    "open_call",
     "open_journal",
     "ops_after",
     "overview",

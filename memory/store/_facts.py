@@ -107,7 +107,7 @@ def _snapshot(rows: list[asyncpg.Record]) -> Snapshot:
     )
 
 
-def _recall(rows: list[asyncpg.Record]) -> Recall:
+def decode_recall(rows: list[asyncpg.Record]) -> Recall:
     # columns: kind, seq, id, text (content | summary), first_at (created | started), second_at
     # (updated | created), duration, outcome, run id. Ordered here rather than by the server (a
     # sort of ~55 rows in Python is cheaper than the planner's append, window and sort).
@@ -168,10 +168,14 @@ class MemoryStore:
         self._capable = self._capable or bool(row["schema_ok"] and row["capability_ok"])
         return settings_store.call_settings_of(row, code)
 
+    def mark_capable(self) -> None:
+        """A statement of its own found the schema and capability (`memory.store._opening`)."""
+        self._capable = True
+
     async def recall(self, agent_id: str, user_id: str, calls: int) -> Recall:
         async with translated(Unavailable, "recall"):
             rows = await self._pool.fetch(_RECALL, agent_id, user_id, calls)
-        return _recall(rows)
+        return decode_recall(rows)
 
     async def snapshot(self, agent_id: str, user_id: str) -> Snapshot:
         """What an add reads before the model call, published guidance included, in one read.

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 import asyncpg
 
 from bench.burst_bench import row, run_bursts
+from infra.database import PoolTimeouts
 from testkit.delay_proxy import DelayProxy
 
 
@@ -23,6 +24,18 @@ async def test_two_calls_at_once_are_measured_read_on_and_read_off(database_url:
     assert on.recalled + sum(on.late.values()) == 2
     assert off.recalled == 0 and not off.late  # read off: memory is never looked for
     assert row(on).startswith("| 2 | 5 | on |")
+
+
+async def test_an_idle_prewarmed_process_greets_after_one_round_trip(
+    database_url: str, pool_timeouts: PoolTimeouts
+) -> None:
+    """livekit's prewarm opened, checked and prepared the job process's connection before the
+    call: between the dispatch and the greeting the call's own connections begin one round
+    trip, read on (settings, identity and recall in one statement) as read off."""
+    on, off = await run_bursts(database_url, [(1, 5, True), (1, 5, False)], facts=3, warm_up=False)
+    one = 2.0 if pool_timeouts.pooler == "transaction" else 1.0  # nothing prepared by name
+    assert (on.own_turns_per_call, off.own_turns_per_call) == (one, one)
+    assert on.recalled == 1 and not on.late
 
 
 async def test_the_proxy_delays_each_round_trip_and_counts_them(database_url: str) -> None:
