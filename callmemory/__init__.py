@@ -17,9 +17,11 @@ docs/voice-call.md#the-heard-transcript has the rule.
 
 from callmemory.attach import PHONE_CALLERS, CallerMemory
 from callmemory.config import CallConfig
+from callmemory.definition import AgentDefinition, DefinitionError, define_agent
 from callmemory.documents import search_docs
 from callmemory.text import TextMemory
-from chat import ReservedToolName
+from chat import ReservedToolName, ToolContext
+from chat import bound_context as tool_context
 from lifecycle.call import MemoryCall, SessionAlreadyStarted
 from lifecycle.opening import ConnectOptions
 from memory.settings import CodeDefaults
@@ -27,14 +29,19 @@ from transcript.sentences import measurable
 
 __all__ = [
     "PHONE_CALLERS",
+    "AgentDefinition",
     "CallConfig",
     "CallerMemory",
     "CodeDefaults",
     "ConnectOptions",
+    "DefinitionError",
     "MemoryCall",
     "ReservedToolName",
     "SessionAlreadyStarted",
     "TextMemory",
+    "ToolContext",
+    "define_agent",
     "measurable",
     "search_docs",
+    "tool_context",
 ]

@@ -7,6 +7,16 @@ exceptions become typed memory failures here (`translated`), once. Search keeps 
 from memory.store import _extraction_settings as extraction_settings_store
 from memory.store import _settings as settings_store
 from memory.store._activity import ActivityEntry, list_activity
+from memory.store._agents import (
+    Declared,
+    RegisteredAgent,
+    register,
+    registered,
+    unregister,
+)
+from memory.store._agents import (
+    Source as AgentSource,
+)
 from memory.store._db_errors import DB_ERRORS, MISSING, translated
 from memory.store._extraction_settings import ExtractionSettings
 from memory.store._facts import DIRECT_WRITE, MemoryStore, Snapshot
@@ -47,7 +57,9 @@ __all__ = [
     "MISSING",
     "ActivityEntry",
     "AgentOverview",
+    "AgentSource",
     "ClaimedJournal",
+    "Declared",
     "ExtractionSettings",
     "FailedSaves",
     "HeardTurns",
@@ -55,6 +67,7 @@ __all__ = [
     "JournalHeader",
     "MemoryStore",
     "Queryable",
+    "RegisteredAgent",
     "Snapshot",
     "StoredSettings",
     "append_entries",
@@ -75,8 +88,11 @@ __all__ = [
     "ops_after",
     "overview",
     "record_interrupted",
+    "register",
+    "registered",
     "save_settings",
     "settings_store",
     "start_swept_save",
     "translated",
+    "unregister",
 ]

@@ -19,16 +19,22 @@ from typing import Any, ClassVar
 import structlog
 from aiohttp import web
 
+from callmemory.definition import AgentDefinition
+from callmemory.documents import docs_text_tool
+from callmemory.function_tools import text_tool
 from chat import (
     ChatConfig,
     ConversationModel,
     Relay,
     SessionAddress,
+    Tool,
+    ToolContext,
     ToolScope,
     TurnInput,
     TurnRecord,
     TurnResult,
     claim,
+    memory_tools,
     offered_tools,
     record,
     release,
@@ -40,9 +46,11 @@ from chat import (
 )
 from memory.settings import CallSettings
 from memory.store import load_call_settings
-from worker.catalog import AgentSpec, UnknownAgent
+from worker.agent_directory import AgentEntry
+from worker.catalog import UnknownAgent
 from worker.http.chat_wire import SessionHeader
-from worker.http.routes_context import MEMORY, POOL, agent_of, bounded
+from worker.http.routes_context import DIRECTORY, MEMORY, POOL, agent_of, bounded
+from worker.http.routes_documents import DOCUMENTS
 
 CHAT_CONFIG = web.AppKey("chat_config", ChatConfig)
 CHAT_MODEL = web.AppKey("chat_model", ConversationModel)
@@ -72,7 +80,7 @@ class WireTurn:
     options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
 
 
-def model_agent(request: web.Request, name: str) -> AgentSpec:
+def model_agent(request: web.Request, name: str) -> AgentEntry:
     """The agent `model` names, if the key reaches it; otherwise the wires' unknown model."""
     try:
         return agent_of(request, name)
@@ -80,8 +88,19 @@ def model_agent(request: web.Request, name: str) -> AgentSpec:
         raise ModelNotFound() from None
 
 
+def turn_tools(
+    request: web.Request, definition: AgentDefinition, scope: ToolScope | None
+) -> tuple[Tool, ...]:
+    """The turn's tools: memory (per the settings), the agent's own, `search_docs`."""
+    memory = [] if scope is None else memory_tools(request.app[MEMORY], scope)
+    own = [text_tool(fn) for fn in definition.tools]
+    docs = definition.collections
+    search = [docs_text_tool(request.app[DOCUMENTS], docs)] if docs else []
+    return (*memory, *own, *search)
+
+
 def _scope(
-    agent: AgentSpec, settings: CallSettings, identities: dict[str, str]
+    agent: AgentEntry, settings: CallSettings, identities: dict[str, str]
 ) -> ToolScope | None:
     key = None if settings.binding is None else settings.binding.identity_key
     found = select_customer(key, identities)
@@ -95,8 +114,14 @@ def _scope(
     return ToolScope(agent.name, found.user_id, settings, offered)
 
 
+def _customer(settings: CallSettings, identities: dict[str, str]) -> str | None:
+    """The turn's customer under the agent's fixed identity key, memory on or off."""
+    key = None if settings.binding is None else settings.binding.identity_key
+    return select_customer(key, identities).user_id
+
+
 def _address(
-    agent: AgentSpec, header: SessionHeader, settings: CallSettings, identities: dict[str, str]
+    agent: AgentEntry, header: SessionHeader, settings: CallSettings, identities: dict[str, str]
 ) -> SessionAddress:
     key = None if settings.binding is None else settings.binding.identity_key
     scope = session_scope(key, identities)
@@ -120,9 +145,15 @@ def last_user_text(messages: list[Message]) -> str:
 async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -> TurnResult:
     """Run one turn of a wire; the session (if any) is held for it and released after it."""
     agent = model_agent(request, wire.agent)
+    definition = request.app[DIRECTORY].definition(agent.name)  # or: cannot be loaded here
     pool, config = request.app[POOL], request.app[CHAT_CONFIG]
     settings = await bounded(request, load_call_settings(pool, agent.name, agent.memory))
     scope = _scope(agent, settings, wire.identities)
+    user = scope.user_id if scope is not None else _customer(settings, wire.identities)
+    tools = turn_tools(request, definition, scope)
+    options = (
+        wire.options if definition.model is None else {**wire.options, "model": definition.model}
+    )
     header = wire.header
     address = None if header is None else _address(agent, header, settings, wire.identities)
     if address is not None:
@@ -131,11 +162,11 @@ async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -
         earlier: list[Message] = []
         if address is not None and address.kind == "session":
             earlier = await bounded(request, thread(pool, address.id))
+        context = ToolContext(agent.name, user)
         turn = TurnInput(
-            agent.name, agent.instructions, earlier, wire.messages, scope, wire.options
+            agent.name, definition.instructions, earlier, wire.messages, context, tools, options
         )
-        model, memory = request.app[CHAT_MODEL], request.app[MEMORY]
-        result = await run_turn(model, memory, turn, config.max_tool_steps, relay)
+        result = await run_turn(request.app[CHAT_MODEL], turn, config.max_tool_steps, relay)
         if address is not None:
             kept = [*turn.new, *result.added] if address.kind == "session" else []
             turn_record = TurnRecord(
