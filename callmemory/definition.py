@@ -32,7 +32,7 @@ from typing import Any
 
 from livekit.agents import llm
 
-from chat import check_reserved
+from chat import DEFAULT_TOOL_SECONDS, check_reserved
 from memory.config import ConfigError
 from memory.contract import limits
 from memory.documents import NAMESPACE_PATTERN
@@ -42,6 +42,7 @@ SEARCH_DOCS = "search_docs"
 """The document search tool a definition with collections is offered on every channel."""
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 MAX_INSTRUCTIONS_CHARS = 100_000
+MAX_TOOL_SECONDS = 300.0
 
 
 class DefinitionError(ConfigError):
@@ -52,7 +53,8 @@ class DefinitionError(ConfigError):
 class AgentDefinition:
     """One agent: its id, conversation instructions, memory defaults, tools and collections.
 
-    `model`: the conversation model of its text turns (None: `CHAT_MODEL`).
+    `model`: the conversation model of its text turns (None: `CHAT_MODEL`). `tool_seconds`:
+    the deadline of one call of its own tools on a text turn.
     """
 
     name: str
@@ -61,6 +63,7 @@ class AgentDefinition:
     tools: tuple[llm.FunctionTool[..., Any], ...] = ()
     collections: tuple[str, ...] = ()
     model: str | None = None
+    tool_seconds: float = DEFAULT_TOOL_SECONDS
 
     @property
     def tool_names(self) -> tuple[str, ...]:
@@ -76,6 +79,7 @@ def define_agent(
     tools: Iterable[Any] = (),
     collections: Iterable[str] = (),
     model: str | None = None,
+    tool_seconds: float = DEFAULT_TOOL_SECONDS,
 ) -> AgentDefinition:
     """An agent definition, checked now; `DefinitionError` names the field and the rule."""
     defaults = memory or CodeDefaults()
@@ -86,6 +90,7 @@ def define_agent(
         tools=_tools(name, tuple(tools)),
         collections=tuple(collections),
         model=model,
+        tool_seconds=tool_seconds,
     )
     check_definition(definition)
     return definition
@@ -135,5 +140,9 @@ def check_definition(definition: AgentDefinition) -> None:
             raise DefinitionError(
                 f"agent {name!r}: collections: each must match {NAMESPACE_PATTERN.pattern}"
             )
+    if not 0 < definition.tool_seconds <= MAX_TOOL_SECONDS:
+        raise DefinitionError(
+            f"agent {name!r}: tool_seconds: more than 0 and at most {MAX_TOOL_SECONDS:g}"
+        )
     if definition.model is not None and not definition.model.strip():
         raise DefinitionError(f"agent {name!r}: model: must be non-empty when given")

@@ -129,6 +129,9 @@ class AgentDirectory:
         except KeyError:
             raise UnknownAgent() from None
 
+    def knows(self, name: str) -> bool:
+        return name in self._entries
+
     def entries(self) -> list[AgentEntry]:
         return list(self._entries.values())
 

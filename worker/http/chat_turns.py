@@ -49,7 +49,7 @@ from memory.store import load_call_settings
 from worker.agent_directory import AgentEntry
 from worker.catalog import UnknownAgent
 from worker.http.chat_wire import SessionHeader
-from worker.http.routes_context import DIRECTORY, MEMORY, POOL, agent_of, bounded
+from worker.http.routes_context import DIRECTORY, MEMORY, POOL, bounded, find_agent
 from worker.http.routes_documents import DOCUMENTS
 
 CHAT_CONFIG = web.AppKey("chat_config", ChatConfig)
@@ -80,10 +80,10 @@ class WireTurn:
     options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
 
 
-def model_agent(request: web.Request, name: str) -> AgentEntry:
+async def model_agent(request: web.Request, name: str) -> AgentEntry:
     """The agent `model` names, if the key reaches it; otherwise the wires' unknown model."""
     try:
-        return agent_of(request, name)
+        return await find_agent(request, name)
     except UnknownAgent:
         raise ModelNotFound() from None
 
@@ -93,7 +93,7 @@ def turn_tools(
 ) -> tuple[Tool, ...]:
     """The turn's tools: memory (per the settings), the agent's own, `search_docs`."""
     memory = [] if scope is None else memory_tools(request.app[MEMORY], scope)
-    own = [text_tool(fn) for fn in definition.tools]
+    own = [text_tool(fn, definition.tool_seconds) for fn in definition.tools]
     docs = definition.collections
     search = [docs_text_tool(request.app[DOCUMENTS], docs)] if docs else []
     return (*memory, *own, *search)
@@ -144,7 +144,7 @@ def last_user_text(messages: list[Message]) -> str:
 
 async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -> TurnResult:
     """Run one turn of a wire; the session (if any) is held for it and released after it."""
-    agent = model_agent(request, wire.agent)
+    agent = await model_agent(request, wire.agent)
     definition = request.app[DIRECTORY].definition(agent.name)  # or: cannot be loaded here
     pool, config = request.app[POOL], request.app[CHAT_CONFIG]
     settings = await bounded(request, load_call_settings(pool, agent.name, agent.memory))

@@ -144,7 +144,7 @@ def guarded(route: Route) -> Handler:
             if route.agents != "shared":  # registered agents, read again about once a second
                 await bounded(request, request.app[DIRECTORY].refresh(request.app[POOL]))
             if (agent_id := request.match_info.get("agentId")) is not None:
-                agent_of(request, agent_id)  # before the handler: another agent is unknown
+                await find_agent(request, agent_id)  # before the handler: another is unknown
         if route.deadline == "own":
             return await route.handler(request)
         if request.can_read_body:
@@ -175,6 +175,15 @@ def agent_of(request: web.Request, agent_id: str) -> AgentEntry:
     if key is not None and not key.reaches(agent_id):
         raise UnknownAgent()
     return request.app[DIRECTORY].get(agent_id)
+
+
+async def find_agent(request: web.Request, agent_id: str) -> AgentEntry:
+    """`agent_of`, reading the registry again first when the agent is not known yet (a worker
+    may have registered it since the last read)."""
+    directory: AgentDirectory = request.app[DIRECTORY]
+    if not directory.knows(agent_id):
+        await bounded(request, directory.refresh(request.app[POOL], max_age=0))
+    return agent_of(request, agent_id)
 
 
 def reachable_agents(request: web.Request) -> list[AgentEntry]:
