@@ -70,7 +70,8 @@ def defaults_of(stored: str | dict[str, Any]) -> CodeDefaults:
 
 _REGISTER = f"""
 with given as (
-    select * from unnest($1::text[], $2::jsonb[], $3::text[], $4::text[])
+    select agent_id, memory::jsonb as memory, tools, collections
+    from unnest($1::text[], $2::text[], $3::text[], $4::text[])
         as g(agent_id, memory, tools, collections)
 ), old as (
     select r.agent_id, r.memory, r.declared_in from {_S}.agent_registry r

@@ -13,6 +13,7 @@ client went away mid-stream (the relay raised), keeps nothing and releases the s
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -93,10 +94,16 @@ def turn_tools(
 ) -> tuple[Tool, ...]:
     """The turn's tools: memory (per the settings), the agent's own, `search_docs`."""
     memory = [] if scope is None else memory_tools(request.app[MEMORY], scope)
-    own = [text_tool(fn, definition.tool_seconds) for fn in definition.tools]
     docs = definition.collections
     search = [docs_text_tool(request.app[DOCUMENTS], docs)] if docs else []
-    return (*memory, *own, *search)
+    return (*memory, *own_tools(definition), *search)
+
+
+@functools.lru_cache(maxsize=1024)
+def own_tools(definition: AgentDefinition) -> tuple[Tool, ...]:
+    """The agent's function tools as text tools, built once per definition (their schemas come
+    from the functions' signatures, which is not free)."""
+    return tuple(text_tool(fn, definition.tool_seconds) for fn in definition.tools)
 
 
 def _scope(
