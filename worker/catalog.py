@@ -20,6 +20,7 @@ from functools import cache
 from importlib import resources
 from typing import ClassVar
 
+from callmemory.agent_import import load_agents
 from callmemory.definition import AgentDefinition, define_agent
 from memory.contract import limits
 from memory.settings import CodeDefaults
@@ -123,6 +124,11 @@ agents = [
     ),
 ]
 """The agents this project ships: the default of `AGENTS`."""
+
+
+def load_catalog(path: str) -> Catalog:
+    """The catalog of the definitions `AGENTS` names (`AgentsImportFailed` when it cannot)."""
+    return Catalog(load_agents(path))
 
 
 def default_catalog() -> Catalog:
