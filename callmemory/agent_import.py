@@ -30,7 +30,7 @@ def parse_path(path: str) -> tuple[str, str]:
     """`module:attr` split in two; `AgentsImportFailed` for any other shape."""
     if _PATH.fullmatch(path.strip()) is None:
         raise AgentsImportFailed(
-            f"{VARIABLE}={path!r}: must be module:attribute (for example myapp.agents:agents)"
+            f"{VARIABLE}={path}: must be module:attribute (for example myapp.agents:agents)"
         )
     module, attr = path.strip().split(":", 1)
     return module, attr

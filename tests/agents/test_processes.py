@@ -157,3 +157,28 @@ async def test_an_attached_workers_agent_is_listed_editable_and_cannot_be_loaded
         error = (await chat.json())["error"]
     assert chat.status == 503 and error["code"] == "agent_not_loaded"
     assert "front-desk" in error["message"]
+
+
+async def test_an_agents_path_that_does_not_import_is_one_line(tmp_path: Path) -> None:
+    env = {
+        **BASE_ENV,
+        "AGENTS": "nowhere_to_be_found:agents",
+        "DATABASE_URL": "postgresql://127.0.0.1:1/never",
+        "PYTHONPATH": str(ROOT),
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "worker.http",
+        env=env,
+        cwd=tmp_path,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 2 and "Traceback" not in err.decode()
+    [line] = [line for line in err.decode().splitlines() if line.strip()]
+    assert line == (
+        "configuration error: AGENTS=nowhere_to_be_found:agents:"
+        " no module named 'nowhere_to_be_found'"
+    )
