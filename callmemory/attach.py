@@ -51,6 +51,7 @@ from callmemory.process import in_main_process, job_database_url, prepare_databa
 from callmemory.registration import register_worker_agent
 from callmemory.runtime import Runtime, new_runtime
 from callmemory.text import TextMemory, check_tools, is_text_session
+from chat import ToolContext, bind_context
 from infra import tracing
 from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
 from lifecycle.journal import JournalSetup
@@ -203,6 +204,9 @@ class CallerMemory:
             await runtime.aclose()  # an outbound dial failed: nothing was heard, nothing is saved
             return None
         report_plan(start.plan)
+        # the call's tools read who they act for (`callmemory.tool_context()`): the session's
+        # tasks, started after this, inherit it
+        bind_context(ToolContext(self.agent_id, start.identity.user_id, "voice"))
         setup = CallSetup(
             start,
             config.save_timeout_seconds,

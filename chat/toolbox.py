@@ -61,6 +61,12 @@ def bound_context() -> ToolContext:
         raise NoToolContext("no tool call is running with a bound agent and customer") from None
 
 
+def bind_context(context: ToolContext) -> None:
+    """Bind the agent and customer for the tool calls of the current task and the tasks it
+    starts from now on (a voice call binds them before its session starts)."""
+    _CONTEXT.set(context)
+
+
 class InvalidArguments(ValueError):
     """The model's arguments break the tool's schema; the message says which rule."""
 

@@ -50,7 +50,7 @@ async def lookup_order(order_id: str) -> str:
 shop = define_agent(
     name="{AGENT}",
     instructions="You help the shop's customers with their orders.",
-    memory=CodeDefaults(read=True, save=False, identity_key="customerId"),
+    memory=CodeDefaults(read=True, save=True, identity_key="phoneNumber"),
     tools=[lookup_order],
     collections=["{COLLECTION}"],
     tool_seconds={TOOL_SECONDS},

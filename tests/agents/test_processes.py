@@ -33,7 +33,7 @@ from tests.documents.conftest import EMBEDDING_MODEL
 from tests.web.test_web_process import free_port, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
-CUSTOMER = "crm/77"
+CUSTOMER = "+34600111555"
 
 
 def team_env(root: Path, database_url: str, model_server: ModelServer) -> dict[str, str]:
@@ -104,9 +104,9 @@ async def test_the_web_process_serves_the_teams_agent(
     )
     async with aiohttp.ClientSession() as http:
         put = await http.put(
-            f"{web}/api/memory/settings/{AGENT}", json={"save": True}, headers=bearer(SHOP_KEY)
+            f"{web}/api/memory/settings/{AGENT}", json={"save": False}, headers=bearer(SHOP_KEY)
         )
-        assert put.status == 200 and (await put.json())["value"]["save"] is True
+        assert put.status == 200 and (await put.json())["value"]["save"] is False
         support = await http.get(f"{web}/api/memory/settings/support", headers=bearer(SHOP_KEY))
         assert support.status == 404  # not declared here, and not the key's either way
     await seed_collection(pool, model_server)
@@ -116,7 +116,9 @@ async def test_the_web_process_serves_the_teams_agent(
     client = openai.AsyncOpenAI(base_url=f"{web}/v1", api_key=SHOP_KEY, max_retries=0)
     try:
         reply = await client.chat.completions.create(
-            model=AGENT, messages=[{"role": "user", "content": "My order A-100?"}], user=CUSTOMER
+            model=AGENT,
+            messages=[{"role": "user", "content": "My order A-100?"}],
+            extra_headers={"x-stackbone-identities": json.dumps({"phoneNumber": CUSTOMER})},
         )
     finally:
         await client.close()

@@ -17,7 +17,8 @@ from testkit.model_server import ModelServer
 from tests.agents.conftest import CONVERSATION_MODEL, RETURNS, seed_collection
 from tests.agents.outside import AGENT, SECRET, TOOL_SECONDS
 
-CUSTOMER = "crm/4711"
+CUSTOMER = "+34600111444"
+IDENTITIES = {"x-stackbone-identities": json.dumps({"phoneNumber": CUSTOMER})}
 
 
 def tool_results(request: dict[str, Any]) -> list[Any]:
@@ -37,7 +38,7 @@ def conversation(model_server: ModelServer) -> list[dict[str, Any]]:
 
 async def ask(client: openai.AsyncOpenAI, text: str) -> str | None:
     reply = await client.chat.completions.create(
-        model=AGENT, messages=[{"role": "user", "content": text}], user=CUSTOMER
+        model=AGENT, messages=[{"role": "user", "content": text}], extra_headers=IDENTITIES
     )
     return reply.choices[0].message.content
 
@@ -53,7 +54,7 @@ async def test_a_turn_calls_the_agents_tool_and_search_docs(
     assert answer == "It shipped Monday; returns take thirty days."
     first, *_, last = conversation(model_server)
     offered = sorted(t["function"]["name"] for t in first["tools"])
-    assert offered == ["lookup_order", "memory_read", "search_docs"]  # read on, save off
+    assert offered == ["lookup_order", "memory_read", "memory_save", "search_docs"]
     [schema] = [t["function"] for t in first["tools"] if t["function"]["name"] == "lookup_order"]
     assert schema["parameters"]["required"] == ["order_id"]  # livekit's own schema
     order, found = tool_results(last)

@@ -31,6 +31,7 @@ from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig
+from memory.contract import MemoryFailure
 from memory.documents import Documents
 from memory.store import MemoryStore, offer_code_bindings
 from worker.agent_directory import AgentDirectory
@@ -110,8 +111,11 @@ async def _register_agents(app: web.Application) -> None:
     started = time.perf_counter()
     declared = [registration.declared(agent) for agent in directory.catalog]
     where = f"AGENTS={directory.agents_path}"
-    await registration.register_agents(pool, declared, where, "module")
-    await directory.refresh(pool, max_age=0)
+    try:
+        await registration.register_agents(pool, declared, where, "module")
+        await directory.refresh(pool, max_age=0)
+    except MemoryFailure as failure:  # serve the loaded agents; routes read the registry later
+        log.error("web.agents_register_failed", error_code=failure.code)
     log.info(
         "web.agents_registered",
         agents=len(directory.names()),
