@@ -16,6 +16,7 @@ import asyncpg
 import openai
 import pytest
 
+from memory.store import registered
 from testkit.model_server import ModelServer
 from tests.agents.conftest import (
     ADMIN_KEY,
@@ -184,3 +185,25 @@ async def test_an_agents_path_that_does_not_import_is_one_line(tmp_path: Path) -
         "configuration error: AGENTS=nowhere_to_be_found:agents:"
         " no module named 'nowhere_to_be_found'"
     )
+
+
+async def run_worker_file(team: Path, name: str, env: dict[str, str]) -> None:
+    code = f"import sys; sys.argv = ['{name}.py', 'start']; import {name}"
+    worker = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, env=env, cwd=team, stderr=asyncio.subprocess.PIPE
+    )
+    _, err = await asyncio.wait_for(worker.communicate(), 90)
+    assert worker.returncode == 0, err.decode()
+
+
+async def test_two_workers_declaring_one_name_the_last_wins_and_the_conflict_is_kept(
+    team: Path, database_url: str, model_server: ModelServer, pool: asyncpg.Pool
+) -> None:
+    other = (team / "desk_worker.py").read_text().replace("read=True", "read=False")
+    (team / "desk_other.py").write_text(other)
+    env = team_env(team, database_url, model_server)
+    await run_worker_file(team, "desk_worker", env)
+    await run_worker_file(team, "desk_other", env)
+    [row] = await registered(pool)
+    assert row.memory.read is False  # the last registration's defaults
+    assert (row.declared_in, row.conflict_with) == ("worker desk_other.py", "worker desk_worker.py")
