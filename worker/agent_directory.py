@@ -22,13 +22,17 @@ from datetime import datetime
 from typing import ClassVar, Final
 
 import asyncpg
+import structlog
 
+from callmemory import registration
 from callmemory.definition import AgentDefinition
+from memory.contract import MemoryFailure
 from memory.settings import CodeDefaults
-from memory.store import RegisteredAgent, registered
+from memory.store import RegisteredAgent, registered, unregister
 from worker.catalog import Catalog, UnknownAgent
 
 REFRESH_SECONDS: Final = 1.0
+log = structlog.get_logger(__name__)
 
 
 class AgentNotLoaded(LookupError):
@@ -137,6 +141,28 @@ class AgentDirectory:
 
     def names(self) -> list[str]:
         return list(self._entries)
+
+    async def register(self, pool: asyncpg.Pool) -> None:
+        """Record the loaded definitions in the registry, then read it; a failure (a database
+        without the migration) is logged and the loaded agents are served from their code."""
+        started = time.perf_counter()
+        declared = [registration.declared(agent) for agent in self.catalog]
+        try:
+            await registration.register_agents(
+                pool, declared, f"AGENTS={self.agents_path}", "module"
+            )
+            await self.refresh(pool, max_age=0)
+        except MemoryFailure as failure:
+            log.error("web.agents_register_failed", error_code=failure.code)
+            return
+        duration_ms = round((time.perf_counter() - started) * 1000, 1)
+        log.info("web.agents_registered", agents=len(self._entries), duration_ms=duration_ms)
+
+    async def remove(self, pool: asyncpg.Pool, name: str) -> bool:
+        """Remove the agent from the registry (never its memory) and read it again."""
+        removed = await unregister(pool, name)
+        await self.refresh(pool, max_age=0)
+        return removed
 
     def definition(self, name: str) -> AgentDefinition:
         """The loaded definition of a registered agent; `AgentNotLoaded` when there is none."""

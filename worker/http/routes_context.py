@@ -45,7 +45,6 @@ from memory.contract import (
     strict_json,
 )
 from memory.documents import RAG_FAILURES
-from memory.store import unregister
 from worker.agent_directory import AgentDirectory, AgentEntry
 from worker.catalog import Catalog, UnknownAgent
 from worker.http.auth import API_KEY_HEADER, ApiKey, Forbidden, Scope, authenticate, authorize
@@ -195,9 +194,7 @@ def reachable_agents(request: web.Request) -> list[AgentEntry]:
 
 async def forget_agent(request: web.Request, agent: AgentEntry) -> bool:
     """Remove a reachable agent from the registry (never its memory) and read it again."""
-    pool = request.app[POOL]
-    removed = await unregister(pool, agent.name)
-    await request.app[DIRECTORY].refresh(pool, max_age=0)
+    removed: bool = await request.app[DIRECTORY].remove(request.app[POOL], agent.name)
     return removed
 
 

@@ -19,7 +19,7 @@ import asyncpg
 import structlog
 from aiohttp import web
 
-from callmemory import environment, registration
+from callmemory import environment
 from callmemory.agent_import import DEFAULT_AGENTS, load_agents
 from callmemory.environment import default
 from chat import ChatConfig, ConversationModel
@@ -31,7 +31,6 @@ from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import open_memory
 from memory.config import ConfigError, MemoryConfig
-from memory.contract import MemoryFailure
 from memory.documents import Documents
 from memory.store import MemoryStore, offer_code_bindings
 from worker.agent_directory import AgentDirectory
@@ -106,21 +105,9 @@ CLOSE_SECONDS = 2.0  # graceful pool close at shutdown; then its connections are
 
 
 async def _register_agents(app: web.Application) -> None:
-    """Record the loaded definitions in the registry, then read it (every process's agents)."""
-    directory, pool = app[DIRECTORY], app[POOL]
-    started = time.perf_counter()
-    declared = [registration.declared(agent) for agent in directory.catalog]
-    where = f"AGENTS={directory.agents_path}"
-    try:
-        await registration.register_agents(pool, declared, where, "module")
-        await directory.refresh(pool, max_age=0)
-    except MemoryFailure as failure:  # serve the loaded agents; routes read the registry later
-        log.error("web.agents_register_failed", error_code=failure.code)
-    log.info(
-        "web.agents_registered",
-        agents=len(directory.names()),
-        duration_ms=round((time.perf_counter() - started) * 1000, 1),
-    )
+    """The loaded definitions into the registry; then warn of keys naming unknown agents."""
+    directory = app[DIRECTORY]
+    await directory.register(app[POOL])
     keys: tuple[ApiKey, ...] = app[API_KEYS]
     for key_name, agents in undeclared_agents(keys, directory.names()).items():
         log.warning("web.key_agents_undeclared", key=key_name, agents=agents)
