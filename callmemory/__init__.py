@@ -21,10 +21,12 @@ import callmemory.installed_names  # noqa: F401  (its import runs the check)
 # isort: split
 from callmemory.attach import PHONE_CALLERS, CallerMemory
 from callmemory.config import CallConfig
+from callmemory.definition import AgentDefinition, DefinitionError, define_agent
 from callmemory.documents import search_docs
 from callmemory.prewarm import prewarm
 from callmemory.text import TextMemory
-from chat import ReservedToolName
+from chat import ReservedToolName, ToolContext
+from chat import bound_context as tool_context
 from lifecycle.call import MemoryCall, SessionAlreadyStarted
 from lifecycle.opening import ConnectOptions
 from memory.settings import CodeDefaults
@@ -32,15 +34,20 @@ from transcript.sentences import measurable
 
 __all__ = [
     "PHONE_CALLERS",
+    "AgentDefinition",
     "CallConfig",
     "CallerMemory",
     "CodeDefaults",
     "ConnectOptions",
+    "DefinitionError",
     "MemoryCall",
     "ReservedToolName",
     "SessionAlreadyStarted",
     "TextMemory",
+    "ToolContext",
+    "define_agent",
     "measurable",
     "prewarm",
     "search_docs",
+    "tool_context",
 ]

@@ -35,6 +35,7 @@ line (an outbound dial failed and the job is already ending): then do not start 
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -46,10 +47,13 @@ from livekit.agents import Agent, AgentServer, AgentSession, JobContext
 
 from callmemory import environment
 from callmemory.config import CallConfig, load_call_config
+from callmemory.definition import AgentDefinition
 from callmemory.prewarm import job_runtime
-from callmemory.process import in_main_process, prepare_database
+from callmemory.process import in_main_process, prepare_database, serves_calls
+from callmemory.registration import register_worker_agent
 from callmemory.runtime import Runtime
 from callmemory.text import TextMemory, check_tools, is_text_session
+from chat import ToolContext, bind_context
 from infra import tracing
 from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
 from lifecycle.journal import JournalSetup
@@ -105,12 +109,17 @@ class CallerMemory:
     @classmethod
     def from_env(
         cls,
-        agent_id: str,
+        agent_id: str | AgentDefinition,
         *,
         defaults: CodeDefaults | None = None,
         server: AgentServer | None = None,
     ) -> CallerMemory:
         """Declare the agent at import; a malformed variable ends the process with one line.
+
+        `agent_id` may be an agent definition (`callmemory.define_agent`): its name and memory
+        defaults are used. In a worker's main process about to serve calls the agent is also
+        recorded in the agent registry (`callmemory.registration`), so the web process lists
+        it even when it cannot import this file.
 
         Every problem is printed as `configuration error: ...` on stderr and the process exits
         with status 2 (no traceback). `server`: its `shutdown_process_timeout` is set to
@@ -120,13 +129,23 @@ class CallerMemory:
         again in each job process, which inherits it.
         """
         environment.load_env_local()  # `.env.local`, for this process and its job processes
+        definition = agent_id if isinstance(agent_id, AgentDefinition) else None
+        name = agent_id if isinstance(agent_id, str) else agent_id.name
+        if definition is not None:
+            defaults = defaults or definition.memory
         try:
             config = load_call_config()
-            memory = cls(agent_id, defaults or CodeDefaults())
-            prepare_database(config, sys.argv, main_process=in_main_process())
+            memory = cls(name, defaults or CodeDefaults())
+            main = in_main_process()
+            prepare_database(config, sys.argv, main_process=main)
         except ConfigError as exc:
             print(environment.report(exc), file=sys.stderr)
             raise SystemExit(2) from None
+        if serves_calls(sys.argv, main_process=main):
+            url = config.database_url or os.environ.get("DATABASE_URL")
+            where = f"worker {os.path.basename(sys.argv[0]) or 'agent'}"
+            if url:
+                register_worker_agent(url, memory.agent_id, memory.defaults, definition, where)
         if server is not None:
             server.update_options(shutdown_process_timeout=config.shutdown_process_timeout)
         return memory
@@ -188,6 +207,9 @@ class CallerMemory:
             await runtime.aclose()  # an outbound dial failed: nothing was heard, nothing is saved
             return None
         report_plan(start.plan)
+        # the call's tools read who they act for (`callmemory.tool_context()`): the session's
+        # tasks, started after this, inherit it
+        bind_context(ToolContext(self.agent_id, start.identity.user_id, "voice"))
         setup = CallSetup(
             start,
             config.save_timeout_seconds,

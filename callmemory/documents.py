@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine
+import json
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,9 +25,10 @@ import structlog
 from livekit.agents import FunctionTool, function_tool, get_job_context
 
 from callmemory.config import CallConfig, load_call_config
+from chat import InvalidArguments, Tool, ToolContext
 from infra.database import close_pool, database_url, new_pool
 from infra.deadline import Deadline, Late, within
-from memory.documents import DEFAULT_NAMESPACE, Documents, Retrieval
+from memory.documents import DEFAULT_NAMESPACE, MAX_QUERY_CHARS, Documents, Hit, Retrieval
 from memory.store import DB_ERRORS
 
 log = structlog.get_logger(__name__)
@@ -127,3 +129,50 @@ def search_docs(
             query: the caller's question, in a few words
         """
     return function_tool(search, name=name, description=description)
+
+
+def docs_text_tool(
+    documents: Documents,
+    collections: Sequence[str],
+    *,
+    top_k: int = DEFAULT_TOOL_TOP_K,
+    deadline_seconds: float = DEFAULT_TOOL_SECONDS,
+) -> Tool:
+    """`search_docs` for text turns over the agent's collections, on the web process's own
+    `Documents`: the best `top_k` passages of all the collections, rendered as on voice."""
+
+    async def run(_: ToolContext, raw_arguments: str) -> str:
+        query = _query(raw_arguments)
+        hits: list[Hit] = []
+        for namespace in collections:
+            result = await documents.retrieve(query, top_k, namespace)
+            if result.error is not None or result.data is None:
+                log.warning("documents.tool_failed", namespace=namespace, error_code=_code(result))
+                return UNAVAILABLE
+            hits.extend(result.data.hits)
+        best = sorted(hits, key=lambda hit: hit.score, reverse=True)[:top_k]
+        return render(Retrieval(",".join(collections), "", tuple(best)))
+
+    parameters = {
+        "type": "object",
+        "properties": {"query": {"type": "string", "description": "the question, in a few words"}},
+        "required": ["query"],
+    }
+    return Tool("search_docs", DESCRIPTION, parameters, run, deadline_seconds, "documents")
+
+
+def _query(raw_arguments: str) -> str:
+    try:
+        value = json.loads(raw_arguments or "{}")
+    except ValueError:
+        raise InvalidArguments("arguments: must be a JSON object") from None
+    query = value.get("query") if isinstance(value, dict) else None
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidArguments("query: must be a non-blank string")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidArguments(f"query: at most {MAX_QUERY_CHARS} characters")
+    return query
+
+
+def _code(result: Any) -> str:
+    return "rag_unavailable" if result.error is None else str(result.error.code)

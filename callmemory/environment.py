@@ -193,6 +193,11 @@ class Environment(BaseSettings):
     ] = Field(600, alias="VOICE_ROOM_TOKEN_TTL_SECONDS")
     sip_outbound_trunk_id: str | None = Field(None, alias="SIP_OUTBOUND_TRUNK_ID")
 
+    # agents (the web process and the worker)
+    agents: Annotated[str, BeforeValidator(_trimmed)] = Field(
+        "worker.catalog:agents", alias="AGENTS"
+    )
+
     # worker
     worker_agent: str | None = Field(None, alias="WORKER_AGENT")
     worker_metrics_port: Port | None = Field(None, alias="WORKER_METRICS_PORT")

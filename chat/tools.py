@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from chat.toolbox import Tool, ToolContext
 from memory.api import Memory
 from memory.settings import CallSettings
 
@@ -130,3 +131,22 @@ async def _read(memory: Memory, scope: ToolScope) -> str:
     calls = [{"summary": c.summary, "at": c.started_at.isoformat()} for c in found.calls]
     facts = [f.content for f in found.facts]
     return json.dumps({"facts": facts, "recentCalls": calls}, ensure_ascii=False)
+
+
+MEMORY_TOOL_SECONDS: Final = 30.0
+"""A memory tool's deadline (a save is one extraction call)."""
+
+
+def memory_tools(memory: Memory, scope: ToolScope) -> list[Tool]:
+    """The memory tools of a turn as `Tool`s, bound to `scope` (the context is not read)."""
+
+    def bound(name: ToolName) -> Tool:
+        async def call(_: ToolContext, raw_arguments: str) -> str:
+            return await run_tool(memory, scope, name, raw_arguments)
+
+        spec = _SPECS[name]
+        return Tool(
+            name, spec["description"], spec["parameters"], call, MEMORY_TOOL_SECONDS, "memory"
+        )
+
+    return [bound(name) for name in scope.offered]

@@ -1,13 +1,16 @@
 """One text turn: the agent's instructions, the thread, the new messages, and a bounded loop
-in which the conversation model may call the memory tools, each result fed back.
+in which the conversation model may call the turn's tools, each result fed back.
 
+The turn's tools are `chat.toolbox.Tool`s: the memory tools, the agent's own function tools
+and `search_docs`, all run by `run_tool_call` with the turn's bound `ToolContext`, so a failing,
+slow or misused tool becomes a tool error the model reads and the turn goes on.
 At most `max_tool_steps` model requests are offered the tools; the request after them is
 offered none, so every turn ends in an answer. With a relay every step is streamed and each text
 delta reaches the relay as the model writes it; the tool rounds run here, between steps. The
 reply is all the text the model wrote in the turn (a model rarely writes text beside its tool
 calls; when it does, a streaming client has already seen it, so both wires say it). Nothing
 of the messages, tool arguments or tool results is logged: the turn's log line holds counts,
-tool names and tokens.
+tool names, tool error codes and tokens.
 """
 
 from __future__ import annotations
@@ -19,8 +22,7 @@ from typing import Any
 import structlog
 
 from chat.model import ConversationModel, Relay, Step
-from chat.tools import ToolScope, run_tool, tool_specs
-from memory.api import Memory
+from chat.toolbox import Tool, ToolContext, run_tool_call, toolset
 
 log = structlog.get_logger(__name__)
 Message = dict[str, Any]
@@ -32,7 +34,8 @@ class TurnInput:
     instructions: str
     thread: list[Message]  # earlier turns of a kept session
     new: list[Message]  # what the client sent this time
-    scope: ToolScope | None  # None: no memory tools this turn
+    context: ToolContext  # the agent and customer the tools act for
+    tools: tuple[Tool, ...] = ()  # memory, the agent's own, search_docs
     options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
 
 
@@ -44,6 +47,7 @@ class TurnResult:
     completion_tokens: int = 0
     steps: int = 0
     tool_calls: list[str] = field(default_factory=list)  # tool names only
+    tool_errors: list[str] = field(default_factory=list)  # error codes of failed calls
     duration_ms: float = 0.0
     finish_reason: str = "stop"  # the last step's: "stop", or "length" past max tokens
 
@@ -73,7 +77,6 @@ async def _step(
 
 async def run_turn(
     model: ConversationModel,
-    memory: Memory,
     turn: TurnInput,
     max_tool_steps: int,
     relay: Relay | None = None,
@@ -81,7 +84,8 @@ async def run_turn(
     started = time.perf_counter()
     result = TurnResult()
     base = [{"role": "system", "content": turn.instructions}, *turn.thread, *turn.new]
-    specs = tool_specs(turn.scope.offered) if turn.scope is not None else []
+    tools = toolset(turn.tools)
+    specs = [tool.spec() for tool in tools.values()]
     while True:
         offer = specs if specs and result.steps < max_tool_steps else None
         step = await _step(model, [*base, *result.added], offer, relay, turn.options)
@@ -89,27 +93,28 @@ async def run_turn(
         result.prompt_tokens += step.prompt_tokens
         result.completion_tokens += step.completion_tokens
         result.reply += step.content or ""
-        if offer is None or not step.tool_calls or turn.scope is None:
+        if offer is None or not step.tool_calls:
             result.finish_reason = step.finish_reason
             result.added.append({"role": "assistant", "content": step.content or ""})
             break
         result.added.append(_assistant_with_calls(step))
         for call in step.tool_calls:
-            result.tool_calls.append(call.name if call.name in specs_names(specs) else "unknown")
-            output = await run_tool(memory, turn.scope, call.name, call.arguments)
-            result.added.append({"role": "tool", "tool_call_id": call.id, "content": output})
+            result.tool_calls.append(call.name if call.name in tools else "unknown")
+            outcome = await run_tool_call(tools, turn.context, call.name, call.arguments)
+            if outcome.error is not None:
+                result.tool_errors.append(outcome.error)
+            result.added.append(
+                {"role": "tool", "tool_call_id": call.id, "content": outcome.output}
+            )
     result.duration_ms = (time.perf_counter() - started) * 1000
     log.info(
         "chat.turn",
         agent_id=turn.agent_id,
         steps=result.steps,
         tools=result.tool_calls,
+        tool_errors=result.tool_errors,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
         duration_ms=round(result.duration_ms, 1),
     )
     return result
-
-
-def specs_names(specs: list[dict[str, Any]]) -> set[str]:
-    return {s["function"]["name"] for s in specs}

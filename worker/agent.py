@@ -29,7 +29,7 @@ from infra.logs import configure_job_logging, scrub_livekit_content
 from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout
 from memory.config import ConfigError
-from worker.catalog import default_catalog
+from worker.catalog import load_catalog
 from worker.config import VoiceModels, worker_config
 from worker.greeter import Greeter
 from worker.job_watch import watch_job_processes
@@ -64,13 +64,13 @@ def prepare_job_process(proc: JobProcess) -> None:
 
 
 async def entrypoint(ctx: JobContext, sessions: SessionFactory = build_session) -> None:
-    """A catalog agent with caller memory attached, through the same API any agent uses."""
+    """An agent of `AGENTS` with caller memory attached, through the same API any agent uses."""
     settings = environment.read()  # the job's one read of its environment
-    catalog = default_catalog()
+    catalog = load_catalog(settings.agents)
     spec = catalog.get(ctx.job.agent_name or served_agent(catalog, settings.worker_agent))
     config = worker_config(settings)
     memory = CallerMemory(spec.name, spec.memory, config.call)
-    session, agent = sessions(config.models), Greeter(spec.instructions)
+    session, agent = sessions(config.models), Greeter(spec.instructions, spec.tools)
     if await memory.attach(ctx, session, agent):
         await session.start(agent=agent, room=ctx.room, room_options=ROOM_OPTIONS)
 
@@ -109,7 +109,7 @@ def prepared_server(argv: list[str], sessions: SessionFactory = build_session) -
     A configuration error is printed (every problem named) and ends the process with code 2.
     """
     if not needs_preparation(argv):
-        return build_server(next(iter(default_catalog())).name, SAVE_TIMEOUT_FOR_HELP, sessions)
+        return build_server("support", SAVE_TIMEOUT_FOR_HELP, sessions)  # serves no call
     environment.load_env_local()
     try:
         main = asyncio.run(prepare_main_process(argv))
@@ -128,7 +128,8 @@ def prepared_server(argv: list[str], sessions: SessionFactory = build_session) -
     # the journals of dead jobs, swept for the life of this process (`worker.sweeping`)
     # and the ops log's retention on its pool (`worker.ops_retention`), as the web process does
     retention = RetentionConfig(main.settings.memory_ops_retention_days)
-    sweeper = SweeperTask(call, sweep_config(main.settings, call), default_catalog(), retention)
+    catalog = load_catalog(main.settings.agents)
+    sweeper = SweeperTask(call, sweep_config(main.settings, call), catalog, retention)
     hold_sweeper(server, sweeper)
     watch_job_processes(server, sweeper.heard)  # `call.lost` counts what its journal held
     server.on("worker_started", scrub_livekit_content)  # livekit's handler exists by then

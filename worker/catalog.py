@@ -1,9 +1,14 @@
-"""The agents this deployment runs, declared in code.
+"""The agents this project ships, declared as any team declares its own: `agents`.
 
-Each agent has a name (its id everywhere: LiveKit dispatch, memory scope, settings routes), its
-conversation instructions as a prompt file under `worker/prompts/`, and its memory defaults.
-The catalog is built once at start-up; a duplicate name or a missing prompt file stops the
-process there rather than at the first call.
+`agents` is the default of `AGENTS` (`worker.catalog:agents`): a list of `define_agent(...)`
+definitions, each with its conversation instructions from a prompt file under
+`worker/prompts/` and its memory defaults. A process loads the definitions `AGENTS` names
+(`callmemory.agent_import`) into a `Catalog`; a duplicate name stops the process there rather
+than at the first call.
+
+Deprecated, kept working: `AgentSpec(name, prompt_name, memory)` (use `define_agent`) and
+`default_catalog()` (the catalog of `agents`); a `Catalog` given `AgentSpec`s turns each into a
+definition.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from functools import cache
 from importlib import resources
 from typing import ClassVar
 
+from callmemory.agent_import import load_agents
+from callmemory.definition import AgentDefinition, define_agent
 from memory.contract import limits
 from memory.settings import CodeDefaults
 
@@ -46,7 +53,7 @@ def prompt(name: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class AgentSpec:
-    """One agent: `prompt_name` names its conversation prompt file."""
+    """Deprecated (use `define_agent`): one agent whose `prompt_name` names its prompt file."""
 
     name: str
     prompt_name: str
@@ -56,25 +63,30 @@ class AgentSpec:
     def instructions(self) -> str:
         return prompt(self.prompt_name)
 
+    def definition(self) -> AgentDefinition:
+        return define_agent(name=self.name, instructions=self.instructions, memory=self.memory)
+
 
 class Catalog:
-    """Agents by name; iteration keeps declaration order."""
+    """Agent definitions by name; iteration keeps declaration order."""
 
-    def __init__(self, agents: Iterable[AgentSpec]) -> None:
-        self._agents: dict[str, AgentSpec] = {}
-        for agent in agents:
-            _check(agent)
+    def __init__(self, agents: Iterable[AgentDefinition | AgentSpec]) -> None:
+        self._agents: dict[str, AgentDefinition] = {}
+        for given in agents:
+            if isinstance(given, AgentSpec):
+                _check(given)
+            agent = given.definition() if isinstance(given, AgentSpec) else given
             if agent.name in self._agents:
                 raise CatalogError(f"agent {agent.name!r} is registered twice")
             self._agents[agent.name] = agent
 
-    def get(self, name: str) -> AgentSpec:
+    def get(self, name: str) -> AgentDefinition:
         try:
             return self._agents[name]
         except KeyError:
             raise UnknownAgent() from None
 
-    def __iter__(self) -> Iterator[AgentSpec]:
+    def __iter__(self) -> Iterator[AgentDefinition]:
         return iter(self._agents.values())
 
     def __len__(self) -> int:
@@ -99,19 +111,26 @@ def _check(agent: AgentSpec) -> None:
         raise CatalogError(f"agent {agent.name!r}: prompt file is missing") from None
 
 
+agents = [
+    define_agent(
+        name="support",
+        instructions=prompt("support"),
+        memory=CodeDefaults(
+            read=True,
+            save=True,
+            instructions=prompt("support_memory"),
+            identity_key="phoneNumber",
+        ),
+    ),
+]
+"""The agents this project ships: the default of `AGENTS`."""
+
+
+def load_catalog(path: str) -> Catalog:
+    """The catalog of the definitions `AGENTS` names (`AgentsImportFailed` when it cannot)."""
+    return Catalog(load_agents(path))
+
+
 def default_catalog() -> Catalog:
-    """The agents this deployment ships."""
-    return Catalog(
-        [
-            AgentSpec(
-                name="support",
-                prompt_name="support",
-                memory=CodeDefaults(
-                    read=True,
-                    save=True,
-                    instructions=prompt("support_memory"),
-                    identity_key="phoneNumber",
-                ),
-            ),
-        ]
-    )
+    """Deprecated: the catalog of this project's `agents` (a process loads `AGENTS` instead)."""
+    return Catalog(agents)

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import structlog
 
-from callmemory import environment
+from callmemory import environment, registration
+from callmemory.agent_import import DEFAULT_AGENTS
 from callmemory.config import long_op_limits
 from infra.database import PoolTimeouts, create_pool, database_url
 from infra.database_failure import migrations_variable, naming
@@ -22,7 +23,7 @@ from infra.migrate import run_migrations
 from memory.config import ConfigError
 from memory.search import log_search_availability, read_search_availability
 from memory.store import offer_code_bindings
-from worker.catalog import Catalog, default_catalog
+from worker.catalog import Catalog, load_catalog
 from worker.config import WorkerConfig, worker_config, worker_requirements
 
 log = structlog.get_logger(__name__)
@@ -49,10 +50,12 @@ async def prepare_database(
     pool_limits: PoolTimeouts,
     direct_url: str | None = None,
     configured: str | None = None,
+    agents_path: str = DEFAULT_AGENTS,
 ) -> None:
     """Apply migrations (unless `migrations` is None) on a connection of their own, with the
     long-operation limits, at `direct_url` (default `url`: no pooler between); then offer
-    code-declared identity keys on a pool of the call's, and say how search ranks here.
+    code-declared identity keys and register the catalog's agents on a pool of the call's, and
+    say how search ranks here.
 
     `configured` is `DATABASE_URL` as given (None: the embedded server); a database failure is
     raised as `DatabaseFailed`, one line naming the variable and the cause."""
@@ -63,6 +66,8 @@ async def prepare_database(
         pool = await create_pool(url, min_size=1, max_size=1, timeouts=pool_limits)
         try:
             await offer_code_bindings(pool, catalog.identity_keys())
+            declared = [registration.declared(agent) for agent in catalog]
+            await registration.register_agents(pool, declared, f"AGENTS={agents_path}", "module")
             search = await read_search_availability(pool)
         finally:
             await pool.close()
@@ -93,7 +98,8 @@ def _checked(*, needs_livekit: bool) -> MainProcess:
     except ConfigError as exc:
         lines.extend(str(exc).splitlines())
     try:
-        agent = served_agent(default_catalog(), given.get(AGENT_VAR))
+        catalog = load_catalog(given.get("AGENTS") or DEFAULT_AGENTS)
+        agent = served_agent(catalog, given.get(AGENT_VAR))
     except ConfigError as exc:
         lines.extend(str(exc).splitlines())
     if lines:
@@ -105,7 +111,7 @@ async def prepare_main_process(argv: Sequence[str]) -> MainProcess:
     """Check configuration, resolve and prepare the database."""
     configure_logging()
     main = _checked(needs_livekit=bool(argv) and argv[0] in NEEDS_LIVEKIT)
-    catalog = default_catalog()
+    catalog = load_catalog(main.settings.agents)
     url = database_url(main.settings.database_url, main.settings.memory_pgdata)
     migrations = long_op_limits(main.settings) if main.settings.migrate_on_start else None
     await prepare_database(
@@ -115,6 +121,7 @@ async def prepare_main_process(argv: Sequence[str]) -> MainProcess:
         pool_limits=main.config.call.database,
         direct_url=main.settings.database_direct_url,
         configured=main.settings.database_url,
+        agents_path=main.settings.agents,
     )
     log.info("worker.prepared", agent_id=main.agent)
     return main

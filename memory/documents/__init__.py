@@ -23,6 +23,7 @@ from memory.documents._requests import (
     MAX_DOCUMENT_BYTES,
     MAX_QUERY_CHARS,
     MAX_TOP_K,
+    NAMESPACE_PATTERN,
 )
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "MAX_QUERY_CHARS",
     "MAX_RECOVERIES",
     "MAX_TOP_K",
+    "NAMESPACE_PATTERN",
     "RAG_ERROR_CODES",
     "RAG_FAILURES",
     "Collection",

@@ -7,6 +7,16 @@ exceptions become typed memory failures here (`translated`), once. Search keeps 
 from memory.store import _extraction_settings as extraction_settings_store
 from memory.store import _settings as settings_store
 from memory.store._activity import ActivityEntry, list_activity
+from memory.store._agents import (
+    Declared,
+    RegisteredAgent,
+    register,
+    registered,
+    unregister,
+)
+from memory.store._agents import (
+    Source as AgentSource,
+)
 from memory.store._customers import DEFAULT_CUSTOMERS, MAX_CUSTOMERS, Customer, customers_after
 from memory.store._db_errors import DB_ERRORS, MISSING, translated
 from memory.store._extraction_settings import ExtractionSettings
@@ -52,8 +62,10 @@ __all__ = [
     "MISSING",
     "ActivityEntry",
     "AgentOverview",
+    "AgentSource",
     "ClaimedJournal",
     "Customer",
+    "Declared",
     "ExtractionSettings",
     "FailedSaves",
     "HeardTurns",
@@ -62,6 +74,7 @@ __all__ = [
     "MemoryStore",
     "Opened",
     "Queryable",
+    "RegisteredAgent",
     "Snapshot",
     "StoredSettings",
     "append_entries",
@@ -86,10 +99,13 @@ __all__ = [
     "read_json",
     "read_text",
     "record_interrupted",
+    "register",
+    "registered",
     "save_settings",
     "settings_store",
     "start_swept_save",
     "stored_json",
     "stored_text",
     "translated",
+    "unregister",
 ]

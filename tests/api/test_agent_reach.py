@@ -50,6 +50,7 @@ ONE: dict[tuple[str, str], Builder] = {
         "/api/memory/settings/{agentId}", {"save": True}
     ),
     ("DELETE", "/api/memory/settings/{agentId}"): _path("/api/memory/settings/{agentId}"),
+    ("DELETE", "/api/memory/agents/{agentId}"): _path("/api/memory/agents/{agentId}"),
     ("POST", "/api/memory/customers/{agentId}/recall"): _path(
         "/api/memory/customers/{agentId}/recall", {"userId": USER}
     ),
@@ -137,10 +138,13 @@ def test_every_route_is_classified_and_exercised() -> None:
 
 
 def test_routes_resolve_agents_only_through_the_guarded_helpers() -> None:
-    """No route module reads the catalog itself (it would skip the key's agents)."""
+    """No route module reads the catalog or the agent directory itself (it would skip the
+    key's agents)."""
     folder = Path(__file__).parents[2] / "worker" / "http"
     readers = [
-        p.name for p in folder.glob("routes_*.py") if re.search(r"\[CATALOG\]", p.read_text())
+        p.name
+        for p in folder.glob("routes_*.py")
+        if re.search(r"\[(CATALOG|DIRECTORY)\]", p.read_text())
     ]
     assert readers == ["routes_context.py"]
 

@@ -46,6 +46,7 @@ CALLS: list[Call] = [
     ("PUT", "/api/memory/settings/sales", {"read": True}, "config-reader"),  # 403
     ("DELETE", "/api/memory/settings/sales?field=read", None, "admin"),
     ("DELETE", "/api/memory/settings/sales?field=colour", None, "admin"),  # 400
+    ("DELETE", "/api/memory/agents/sales", None, "admin"),  # its memory stays
     ("POST", "/api/memory/customers/support/recall", {"userId": USER}, "memory-reader"),
     ("POST", "/api/memory/customers/support/recall", {"userId": USER, "calls": 999}, "admin"),
     ("POST", "/api/memory/customers/support/recall", "[1, 2", "admin"),  # malformed JSON

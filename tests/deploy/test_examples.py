@@ -2,7 +2,9 @@
 memory-less twin in `examples/`.
 
 A changed line is a line of code after the module docstring that the twin does not have or has
-differently (a replaced line counts once, blank lines not at all)."""
+differently (a replaced line counts once, blank lines not at all). The `define_agent(...)`
+statement that declares an agent for its text channel too is not part of attaching memory, so
+its lines are not counted (it is the only other change allowed)."""
 
 from __future__ import annotations
 
@@ -16,14 +18,29 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MOST = 4
 
 
+def _definition_lines(body: list[ast.stmt]) -> set[int]:
+    """The line numbers (from 1) of module-level statements that call `define_agent`."""
+    lines: set[int] = set()
+    for statement in body:
+        calls = [n for n in ast.walk(statement) if isinstance(n, ast.Call)]
+        if any(isinstance(c.func, ast.Name) and c.func.id == "define_agent" for c in calls):
+            lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
+    return lines
+
+
 def code_lines(path: Path) -> list[str]:
-    """The file's non-blank lines after its module docstring."""
+    """The file's non-blank lines after its module docstring, but a `define_agent` statement."""
     source = path.read_text()
     body = ast.parse(source).body
     first = body[0]
     is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
     start = first.end_lineno if is_doc and first.end_lineno is not None else 0
-    return [line for line in source.splitlines()[start:] if line.strip()]
+    skipped = _definition_lines(body)
+    return [
+        line
+        for number, line in enumerate(source.splitlines(), start=1)
+        if number > start and number not in skipped and line.strip()
+    ]
 
 
 def changed_lines(before: list[str], after: list[str]) -> list[str]:

@@ -1,11 +1,12 @@
 """A starter-shaped agent (`examples/assistant.py`) with memory, under livekit's job runner.
 
-Shaped like LiveKit's public starter: a `prewarm` setup function, the LLM set on the `Agent`
-(not the session), preemptive generation and no greeting of its own; memory is attached by
-`memory.start(...)` in place of `session.start(...)`. Its entrypoint runs in a fake job (THREAD
-executor, livekit's mock room) with an inbound SIP caller. The seams: the session options the
-agent asks for go to a fake session (its preemptive generation kept, models and audio fake),
-and the agent's own LLM is swapped for the fake one through livekit's `Agent.update_options`.
+Shaped like LiveKit's public starter: the models set on the session, preemptive generation and
+no greeting of its own, plus one business tool (`lookup_order`) and the `define_agent(...)`
+that the web process also serves over text (`tests/agents/test_example_text.py`); memory is
+attached by `memory.start(...)` in place of `session.start(...)`. Its entrypoint runs in a fake
+job (THREAD executor, livekit's mock room) with an inbound SIP caller. The seam: the session
+options the agent asks for go to a fake session (its preemptive generation kept, models and
+audio fake).
 """
 
 from __future__ import annotations
@@ -45,11 +46,8 @@ def inference_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @asynccontextmanager
 async def assistant_server(entrypoint: Any, side: FakeCallSide) -> AsyncIterator[AgentServer]:
-    """The example's entrypoint and prewarm on a server configured as the example's."""
-    server = AgentServer(
-        shutdown_process_timeout=assistant.memory.shutdown_process_timeout,
-        setup_fnc=assistant.prewarm,
-    )
+    """The example's entrypoint on a server configured as the example's."""
+    server = AgentServer(shutdown_process_timeout=assistant.memory.shutdown_process_timeout)
     server.rtc_session(functools.partial(entrypoint, sessions=side), agent_name=AGENT)
     async with serving(server) as running:
         yield running
@@ -78,7 +76,7 @@ async def test_the_starter_shaped_agent_answers_with_memory_and_saves_once(
     model_server.answer([], "Asked what to pack.")
     async with assistant_server(assistant.my_agent, side) as server:
         await server.simulate_job("call-room", fake_job=True)
-        await side.fake_agent_llm()  # the agent's own LLM, set on the Agent
+        await wait_until(lambda: side.llm is not None and side.session is not None)
         fake = side.llm
         assert fake is not None and side.io is not None and side.session is not None
         assert fake.calls == []  # no greeting of its own: nothing said before the caller
@@ -90,13 +88,13 @@ async def test_the_starter_shaped_agent_answers_with_memory_and_saves_once(
 
     assert side.options["turn_handling"]["preemptive_generation"] == {"enabled": True}
     assert side.session.options.preemptive_generation["enabled"] is True
-    said = instructions_of(fake.calls[-1].chat_ctx)  # the reply's request, from the agent's LLM
+    said = instructions_of(fake.calls[-1].chat_ctx)  # the reply's request
     assert said.startswith("You are a helpful voice AI assistant.")
     assert REMEMBERED in said and "\n\n## Memory of this caller\n\n" in said  # appended
 
-    assert side.ctx is not None
-    prewarmed = side.ctx.proc.userdata["tts"]  # the example's prewarm ran in the job process
-    assert isinstance(prewarmed, inference.TTS) and prewarmed.capabilities.aligned_transcript
+    assert fake.tools[0] == ["lookup_order"]  # the definition's tool, and no memory tools
+    tts = side.options["tts"]  # set on the session, as in the starter, with word timestamps
+    assert isinstance(tts, inference.TTS) and tts.capabilities.aligned_transcript
     connected = room.room.connect.await_args
     assert connected is not None and connected.kwargs["options"].auto_subscribe is True
 
@@ -126,7 +124,7 @@ async def test_memory_joins_the_room_with_the_agent_s_connect_options(
     model_server.answer([], "Asked what to pack.")
     async with assistant_server(audio_only, side) as server:
         await server.simulate_job("call-room", fake_job=True)
-        await side.fake_agent_llm()
+        await wait_until(lambda: side.session is not None)
         await side.say(ASK)
         await wait_until(lambda: side.io is not None and len(side.io.speaker.segments) == 1)
         room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)

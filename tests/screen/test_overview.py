@@ -6,7 +6,12 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
+import asyncpg
+
+from callmemory.registration import register_agents
 from memory.api import Memory
+from memory.settings import CodeDefaults
+from memory.store import Declared
 from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
 from tests.rooms.browser import Page
@@ -58,3 +63,29 @@ async def test_counts_at_a_glance_per_agent(
         "memory_model_failed: 1, memory_invalid_model_output: 1",
         "memory_invalid_model_output: 1, memory_model_failed: 1",
     )
+
+
+async def test_every_registered_agent_with_where_it_was_declared(
+    page: Page, client: Client, pool: asyncpg.Pool
+) -> None:
+    """An agent an attached worker declared is shown beside the app's own: where, last seen,
+    its tools and collections, and that this process cannot run its text turns."""
+    desk = Declared("front-desk", CodeDefaults(read=True), ("lookup_order",), ("help-center",))
+    await register_agents(pool, [desk], "worker desk.py", "worker")
+    for _ in range(200):  # the app reads the registry again about once a second
+        listed = await (await client.get("/api/memory/agents", headers=auth())).json()
+        if len(listed["agents"]) == 4:
+            break
+        await asyncio.sleep(0.05)
+    await sign_in(page, client, "support")
+    await click(page, "tab-overview")
+    await page.wait_for(
+        "document.querySelectorAll('#registry-table tbody tr').length === 4"
+        " && !document.querySelector('#registry-table tbody[aria-busy]')"
+    )
+    found = {r[0]: r for r in await rows(page, "#registry-table tbody tr")}
+    assert set(found) == {"support", "sales", "billing", "front-desk"}
+    _, where, seen, tools, collections, here = found["front-desk"]
+    assert (where, tools, collections) == ("worker desk.py", "lookup_order", "help-center")
+    assert here.startswith("no") and seen.endswith("UTC")
+    assert found["support"][1] == "AGENTS=worker.catalog:agents" and found["support"][5] == "yes"

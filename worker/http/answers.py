@@ -87,6 +87,19 @@ class Settings(_Answer):
 class MemoryAgent(_Answer):
     agentId: str
     binding: Binding | None
+    declaredIn: str  # "AGENTS=module:attr", or "worker <file>" for an attached worker
+    source: Literal["module", "worker"]
+    firstSeen: Timestamp | None
+    lastSeen: Timestamp | None
+    tools: list[str]
+    collections: list[str]
+    loaded: bool  # whether this web process can run its text turns
+    conflictWith: str | None  # where replaced, different memory defaults were declared
+
+
+class AgentRemoved(_Answer):
+    agentId: str
+    removed: bool
 
 
 class MemoryAgents(_Answer):

@@ -15,7 +15,7 @@ from aiohttp import web
 
 from chat import OpenedTurn, address_of, claim, open_turn, release, thread
 from memory.store import load_call_settings
-from worker.catalog import AgentSpec
+from worker.agent_directory import AgentEntry
 from worker.http.chat_wire import SessionHeader
 from worker.http.routes_context import bounded
 
@@ -25,7 +25,7 @@ BOUND_KEYS = web.AppKey("chat_bound_keys", dict[str, str])
 
 async def open_wire_turn(
     request: web.Request,
-    agent: AgentSpec,
+    agent: AgentEntry,
     header: SessionHeader | None,
     identities: dict[str, str],
     *,

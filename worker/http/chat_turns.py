@@ -13,21 +13,28 @@ client went away mid-stream (the relay raised), keeps nothing and releases the s
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import structlog
 from aiohttp import web
 
+from callmemory.definition import AgentDefinition
+from callmemory.documents import docs_text_tool
+from callmemory.function_tools import text_tool
 from chat import (
     ChatConfig,
     ConversationModel,
     Relay,
+    Tool,
+    ToolContext,
     ToolScope,
     TurnInput,
     TurnRecord,
     TurnResult,
     kept_lease,
+    memory_tools,
     offered_tools,
     record,
     release,
@@ -35,10 +42,12 @@ from chat import (
     select_customer,
 )
 from memory.settings import CallSettings
-from worker.catalog import AgentSpec, UnknownAgent
+from worker.agent_directory import AgentEntry
+from worker.catalog import UnknownAgent
 from worker.http.chat_opening import open_wire_turn
 from worker.http.chat_wire import SessionHeader
-from worker.http.routes_context import MEMORY, POOL, agent_of, bounded
+from worker.http.routes_context import DIRECTORY, MEMORY, POOL, bounded, find_agent
+from worker.http.routes_documents import DOCUMENTS
 
 CHAT_CONFIG = web.AppKey("chat_config", ChatConfig)
 CHAT_MODEL = web.AppKey("chat_model", ConversationModel)
@@ -68,16 +77,33 @@ class WireTurn:
     options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
 
 
-def model_agent(request: web.Request, name: str) -> AgentSpec:
+async def model_agent(request: web.Request, name: str) -> AgentEntry:
     """The agent `model` names, if the key reaches it; otherwise the wires' unknown model."""
     try:
-        return agent_of(request, name)
+        return await find_agent(request, name)
     except UnknownAgent:
         raise ModelNotFound() from None
 
 
+def turn_tools(
+    request: web.Request, definition: AgentDefinition, scope: ToolScope | None
+) -> tuple[Tool, ...]:
+    """The turn's tools: memory (per the settings), the agent's own, `search_docs`."""
+    memory = [] if scope is None else memory_tools(request.app[MEMORY], scope)
+    docs = definition.collections
+    search = [docs_text_tool(request.app[DOCUMENTS], docs)] if docs else []
+    return (*memory, *own_tools(definition), *search)
+
+
+@functools.lru_cache(maxsize=1024)
+def own_tools(definition: AgentDefinition) -> tuple[Tool, ...]:
+    """The agent's function tools as text tools, built once per definition (their schemas come
+    from the functions' signatures, which is not free)."""
+    return tuple(text_tool(fn, definition.tool_seconds) for fn in definition.tools)
+
+
 def _scope(
-    agent: AgentSpec, settings: CallSettings, identities: dict[str, str]
+    agent: AgentEntry, settings: CallSettings, identities: dict[str, str]
 ) -> ToolScope | None:
     key = None if settings.binding is None else settings.binding.identity_key
     found = select_customer(key, identities)
@@ -89,6 +115,12 @@ def _scope(
     if not offered:
         return None
     return ToolScope(agent.name, found.user_id, settings, offered)
+
+
+def _customer(settings: CallSettings, identities: dict[str, str]) -> str | None:
+    """The turn's customer under the agent's fixed identity key, memory on or off."""
+    key = None if settings.binding is None else settings.binding.identity_key
+    return select_customer(key, identities).user_id
 
 
 def _text(message: Message) -> str:
@@ -105,7 +137,8 @@ def last_user_text(messages: list[Message]) -> str:
 
 async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -> TurnResult:
     """Run one turn of a wire; the session (if any) is held for it and released after it."""
-    agent = model_agent(request, wire.agent)
+    agent = await model_agent(request, wire.agent)
+    definition = request.app[DIRECTORY].definition(agent.name)  # or: cannot be loaded here
     pool, config = request.app[POOL], request.app[CHAT_CONFIG]
     header = wire.header
     opened = await open_wire_turn(
@@ -113,13 +146,12 @@ async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -
     )
     held = opened.claim
     try:
-        scope = _scope(agent, opened.settings, wire.identities)
-        turn = TurnInput(
-            agent.name, agent.instructions, opened.thread, wire.messages, scope, wire.options
+        turn = _turn_input(
+            request, agent, definition, wire, settings=opened.settings, earlier=opened.thread
         )
-        model, memory = request.app[CHAT_MODEL], request.app[MEMORY]
+        model = request.app[CHAT_MODEL]
         async with kept_lease(pool, held, config.lease_seconds):
-            result = await run_turn(model, memory, turn, config.max_tool_steps, relay)
+            result = await run_turn(model, turn, config.max_tool_steps, relay)
         if held is not None:
             await bounded(request, record(pool, held, _record(header, turn, result, wire)))
             held = None  # released by the record
@@ -127,6 +159,28 @@ async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -
         if held is not None:
             await release(pool, held)
     return result
+
+
+def _turn_input(
+    request: web.Request,
+    agent: AgentEntry,
+    definition: AgentDefinition,
+    wire: WireTurn,
+    *,
+    settings: CallSettings,
+    earlier: list[Message],
+) -> TurnInput:
+    """The turn as the tool loop takes it: instructions, thread, tools, who it acts for."""
+    scope = _scope(agent, settings, wire.identities)
+    user = scope.user_id if scope is not None else _customer(settings, wire.identities)
+    tools = turn_tools(request, definition, scope)
+    options = (
+        wire.options if definition.model is None else {**wire.options, "model": definition.model}
+    )
+    context = ToolContext(agent.name, user)
+    return TurnInput(
+        agent.name, definition.instructions, earlier, wire.messages, context, tools, options
+    )
 
 
 def _record(

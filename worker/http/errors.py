@@ -22,6 +22,7 @@ from aiohttp.typedefs import Handler
 from chat import ChatModelFailed, SessionBusy, SessionNotFound
 from memory.contract import MemoryFailure
 from sip.dialing import InvalidDestination
+from worker.agent_directory import AgentNotLoaded
 from worker.catalog import UnknownAgent
 from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http.auth import AuthFailure
@@ -46,6 +47,7 @@ CodedFailure: TypeAlias = (
     | ClientGone
     | NotJson
     | UnknownAgent
+    | AgentNotLoaded
     | AuthFailure
     | InvalidIdentities
     | InvalidDestination

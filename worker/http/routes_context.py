@@ -48,7 +48,8 @@ from memory.contract import (
     strict_json,
 )
 from memory.documents import RAG_FAILURES
-from worker.catalog import AgentSpec, Catalog, UnknownAgent
+from worker.agent_directory import AgentDirectory, AgentEntry
+from worker.catalog import Catalog, UnknownAgent
 from worker.http.auth import API_KEY_HEADER, ApiKey, Forbidden, Scope, authenticate, authorize
 from worker.http.families import Family, in_family
 from worker.http.serving import LIMITS
@@ -59,6 +60,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 POOL = web.AppKey("pool", asyncpg.Pool)
 CATALOG = web.AppKey("catalog", Catalog)
+DIRECTORY = web.AppKey("agent_directory", AgentDirectory)
 API_KEYS: web.AppKey[tuple[ApiKey, ...]] = web.AppKey("api_keys")
 MEMORY = web.AppKey("memory", Memory)
 DATABASE_DEADLINE = web.AppKey("database_deadline_seconds", float)
@@ -181,8 +183,10 @@ def guarded(route: Route) -> Handler:
             request[CALLER] = key
             if route.agents == "shared" and key.restricted:
                 raise Forbidden(SHARED_REFUSED)
+            if route.agents != "shared":  # registered agents, read again about once a second
+                await bounded(request, request.app[DIRECTORY].refresh(request.app[POOL]))
             if (agent_id := request.match_info.get("agentId")) is not None:
-                agent_of(request, agent_id)  # before the handler: another agent is unknown
+                await find_agent(request, agent_id)  # before the handler: another is unknown
         if route.body is not None:  # a route that reads JSON reads nothing else
             require_json(request)
         if route.deadline == "own":
@@ -220,20 +224,35 @@ SHARED_REFUSED = (
 )
 
 
-def agent_of(request: web.Request, agent_id: str) -> AgentSpec:
-    """The catalog's agent of that id, if the caller's key reaches it; else `UnknownAgent` (404),
-    the same answer whether the agent is not declared or not the key's."""
+def agent_of(request: web.Request, agent_id: str) -> AgentEntry:
+    """The registered agent of that id, if the caller's key reaches it; else `UnknownAgent`
+    (404), the same answer whether the agent is not registered or not the key's."""
     key = request.get(CALLER)
     if key is not None and not key.reaches(agent_id):
         raise UnknownAgent()
-    return request.app[CATALOG].get(agent_id)
+    return request.app[DIRECTORY].get(agent_id)
 
 
-def reachable_agents(request: web.Request) -> list[AgentSpec]:
-    """The catalog's agents, in its order, that the caller's key reaches."""
+async def find_agent(request: web.Request, agent_id: str) -> AgentEntry:
+    """`agent_of`, reading the registry again first when the agent is not known yet (a worker
+    may have registered it since the last read)."""
+    directory: AgentDirectory = request.app[DIRECTORY]
+    if not directory.knows(agent_id):
+        await bounded(request, directory.refresh(request.app[POOL], max_age=0))
+    return agent_of(request, agent_id)
+
+
+def reachable_agents(request: web.Request) -> list[AgentEntry]:
+    """The registered agents, in registration order, that the caller's key reaches."""
     key = request.get(CALLER)
-    catalog: Catalog = request.app[CATALOG]
-    return [agent for agent in catalog if key is None or key.reaches(agent.name)]
+    directory: AgentDirectory = request.app[DIRECTORY]
+    return [agent for agent in directory.entries() if key is None or key.reaches(agent.name)]
+
+
+async def forget_agent(request: web.Request, agent: AgentEntry) -> bool:
+    """Remove a reachable agent from the registry (never its memory) and read it again."""
+    removed: bool = await request.app[DIRECTORY].remove(request.app[POOL], agent.name)
+    return removed
 
 
 def restricted_to(request: web.Request) -> list[str] | None:

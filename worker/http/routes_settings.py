@@ -22,13 +22,14 @@ from memory.settings import (
     wire_name,
 )
 from memory.store import StoredSettings, settings_store
-from worker.catalog import AgentSpec
+from worker.agent_directory import AgentEntry
 from worker.http import answers
 from worker.http.routes_context import (
     POOL,
     Route,
     actor,
     agent_of,
+    forget_agent,
     reachable_agents,
     read_json,
     respond,
@@ -39,7 +40,7 @@ log = structlog.get_logger(__name__)
 PATH = "/api/memory/settings/{agentId}"
 
 
-def _agent(request: web.Request) -> AgentSpec:
+def _agent(request: web.Request) -> AgentEntry:
     return agent_of(request, request.match_info["agentId"])
 
 
@@ -53,7 +54,7 @@ def binding_body(binding: Binding | None) -> dict[str, Any] | None:
     }
 
 
-def settings_body(agent: AgentSpec, stored: StoredSettings) -> dict[str, Any]:
+def settings_body(agent: AgentEntry, stored: StoredSettings) -> dict[str, Any]:
     effective = resolve(stored.overrides, agent.memory)
     overrides = stored.overrides
     return {
@@ -91,13 +92,39 @@ async def delete_settings(request: web.Request) -> web.Response:
     return respond(settings_body(agent, stored))
 
 
+def agent_body(agent: AgentEntry, binding: Binding | None) -> dict[str, Any]:
+    """One registered agent as the listing and the console show it."""
+    return {
+        "agentId": agent.name,
+        "binding": binding_body(binding),
+        "declaredIn": agent.declared_in,
+        "source": agent.source,
+        "firstSeen": timestamp(agent.first_seen),
+        "lastSeen": timestamp(agent.last_seen),
+        "tools": list(agent.tools),
+        "collections": list(agent.collections),
+        "loaded": agent.loaded,
+        "conflictWith": agent.conflict_with,
+    }
+
+
 async def list_agents(request: web.Request) -> web.Response:
-    """The declared agents and each one's fixed identity key, for the Memory screen's picker."""
+    """The registered agents (where declared, last seen, tools, collections) and each one's
+    fixed identity key, for the console's picker and overview."""
     agents = []
     for agent in reachable_agents(request):
         stored = await settings_store.load_settings(request.app[POOL], agent.name)
-        agents.append({"agentId": agent.name, "binding": binding_body(stored.binding)})
+        agents.append(agent_body(agent, stored.binding))
     return respond({"agents": agents})
+
+
+async def remove_agent(request: web.Request) -> web.Response:
+    """Remove an agent from the registry; its memory, settings and sessions stay. A process
+    that still declares it registers it again when it starts."""
+    agent = _agent(request)
+    removed = await forget_agent(request, agent)
+    log.info("agents.removed", agent_id=agent.name, removed=removed)
+    return respond({"agentId": agent.name, "removed": removed})
 
 
 _ANSWER = ((200, answers.Settings),)
@@ -109,7 +136,16 @@ ROUTES = (
         "config:read",
         agents="listing",
         answers=((200, answers.MemoryAgents),),
-        summary="Declared agents and their identity keys",
+        summary="Registered agents: where declared, last seen, tools, identity keys",
+    ),
+    Route(
+        "DELETE",
+        "/api/memory/agents/{agentId}",
+        remove_agent,
+        "config:write",
+        agents="one",
+        answers=((200, answers.AgentRemoved),),
+        summary="Remove an agent from the registry (its memory stays)",
     ),
     Route(
         "GET",

@@ -53,6 +53,7 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "voice_not_configured": 503,
         # chat wire and sessions
         "model_not_found": 404,
+        "agent_not_loaded": 503,
         "session_busy": 409,
         "session_not_found": 404,
         "chat_model_failed": 502,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TypeVar
 
@@ -19,6 +20,7 @@ import structlog
 from aiohttp import web
 
 from callmemory import environment
+from callmemory.agent_import import DEFAULT_AGENTS, load_agents
 from callmemory.environment import default
 from chat import ChatConfig, ConversationModel
 from infra import database, tracing
@@ -39,7 +41,8 @@ from memory.config import ConfigError, MemoryConfig
 from memory.documents import Documents
 from memory.search import log_search_availability, read_search_availability
 from memory.store import MemoryStore, offer_code_bindings
-from worker.catalog import Catalog, default_catalog
+from worker.agent_directory import AgentDirectory
+from worker.catalog import Catalog
 from worker.dispatcher import Dispatcher
 from worker.document_recovery import recovery_running
 from worker.http import (
@@ -72,6 +75,7 @@ from worker.http.routes_context import (
     API_KEYS,
     CATALOG,
     DATABASE_DEADLINE,
+    DIRECTORY,
     MEMORY,
     POOL,
     Route,
@@ -108,6 +112,15 @@ DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
 DOCUMENTS_DRAIN_SECONDS = 10.0  # background ingests at shutdown; past it they stay pending
 CLOSE_SECONDS = 2.0  # graceful pool close at shutdown; then its connections are cut
+
+
+async def _register_agents(app: web.Application) -> None:
+    """The loaded definitions into the registry; then warn of keys naming unknown agents."""
+    directory = app[DIRECTORY]
+    await directory.register(app[POOL])
+    keys: tuple[ApiKey, ...] = app[API_KEYS]
+    for key_name, agents in undeclared_agents(keys, directory.names()).items():
+        log.warning("web.key_agents_undeclared", key=key_name, agents=agents)
 
 
 async def _offer_identity_keys(app: web.Application) -> None:
@@ -152,6 +165,7 @@ def create_app(
     limits: ServerLimits | None = None,
     retention: RetentionConfig | None = None,
     recover_documents_after: float | None = None,
+    agents_path: str = DEFAULT_AGENTS,
 ) -> web.Application:
     """The API over an open pool (which the caller owns) and a catalog; `voice` reaches LiveKit,
     `chat` the conversation model of the chat wire."""
@@ -160,6 +174,7 @@ def create_app(
     app[POOL] = pool
     app[DATABASE_DEADLINE] = database_deadline_seconds
     app[CATALOG] = catalog
+    app[DIRECTORY] = AgentDirectory(catalog, agents_path)
     app[API_KEYS] = tuple(api_keys)
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
     app[routes_documents.DOCUMENTS] = Documents(pool, memory_config)
@@ -176,6 +191,7 @@ def create_app(
         app.router.add_route(route.method, route.path, guarded(route))
     for page in PAGES:
         app.router.add_route(page.method, page.path, page.handler)
+    app.on_startup.append(_register_agents)
     app.on_startup.append(_offer_identity_keys)
     if retention is not None:  # the ops log's retention task, stopped before the pool closes
         app.cleanup_ctx.append(_retention_context(pool, retention))
@@ -208,6 +224,7 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         limits=config.limits,
         retention=RetentionConfig(config.ops_retention_days),
         recover_documents_after=config.documents_recover_after_seconds,
+        agents_path=config.agents,
     )
     app[routes_health.SEARCH].value = search
 
@@ -215,8 +232,6 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         await database.close_pool(pool, CLOSE_SECONDS)
 
     app.on_cleanup.append(close_pool)
-    for key_name, agents in undeclared_agents(config.api_keys, (a.name for a in catalog)).items():
-        log.warning("web.key_agents_undeclared", key=key_name, agents=agents)
     log.info(
         "web.configured",
         agents=len(catalog),
@@ -268,6 +283,14 @@ async def _run(
     await _listen(app, *config.address, config.metrics_port, announce)
 
 
+def _load_catalog(path: str) -> Catalog:
+    started = time.perf_counter()
+    catalog = Catalog(load_agents(path))
+    duration = round((time.perf_counter() - started) * 1000, 1)
+    log.info("web.agents_loaded", agents=len(catalog), duration_ms=duration)
+    return catalog
+
+
 def main() -> int:
     environment.load_env_local()
     try:
@@ -283,17 +306,22 @@ def main() -> int:
         print(f"database error: {exc}", file=sys.stderr)
         return 1
     try:
+        catalog = _load_catalog(config.agents)
+    except ConfigError as exc:  # AGENTS names nothing loadable: one line
+        print(environment.report(exc), file=sys.stderr)
+        return 2
+    try:
         config, announce = for_web(config)  # a first local run's console key
     except (LocalKeyError, OSError) as exc:
         print(f"configuration error: local console key: {exc}", file=sys.stderr)
         return 2
-    return _served(url, config, announce)
+    return _served(url, catalog, config, announce)
 
 
-def _served(url: str, config: WebConfig, announce: Announce | None) -> int:
+def _served(url: str, catalog: Catalog, config: WebConfig, announce: Announce | None) -> int:
     """Run the service to its end; a start-up failure is one line and an exit status."""
     try:
-        asyncio.run(_run(url, default_catalog(), config, announce))
+        asyncio.run(_run(url, catalog, config, announce))
     except ConfigError as exc:  # a port already taken
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2

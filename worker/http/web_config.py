@@ -41,6 +41,7 @@ class WebConfig:
     metrics_port: int | None
     log_format: LogFormat
     tracing_endpoint: str | None
+    agents: str = "worker.catalog:agents"  # AGENTS: the import path of the definitions
 
 
 def load_web_config() -> WebConfig:
@@ -81,6 +82,7 @@ def web_config(settings: environment.Environment, api_keys: tuple[ApiKey, ...]) 
         metrics_port=settings.web_metrics_port,
         log_format=settings.log_format,
         tracing_endpoint=settings.otel_exporter_otlp_endpoint,
+        agents=settings.agents,
     )
 
 

@@ -1,7 +1,8 @@
 // The Overview: counts at a glance per agent (people, facts, calls and failed saves in the last
-// day, and why saves failed), from GET /api/memory/overview.
+// day, and why saves failed), from GET /api/memory/overview; and the registered agents (where
+// each was declared, when last seen, its tools and collections), from GET /api/memory/agents.
 import { api } from "./api.js";
-import { $, element, guarded, load, row, show } from "./dom.js";
+import { $, element, guarded, load, row, show, timeElement } from "./dom.js";
 
 function reasons(byReason) {
   const entries = Object.entries(byReason || {}).sort((a, b) => b[1] - a[1]);
@@ -9,7 +10,27 @@ function reasons(byReason) {
   return element("span", entries.map(([code, n]) => `${code}: ${n}`).join(", "), "id");
 }
 
+function list(items) {
+  return items && items.length ? items.join(", ") : "—";
+}
+
+function declared(agent) {
+  if (!agent.conflictWith) return agent.declaredIn;
+  return `${agent.declaredIn} (replaced other defaults from ${agent.conflictWith})`;
+}
+
+async function loadRegistry() {
+  await load($("registry-table").tBodies[0], async () => {
+    const { agents } = await api("GET", "/api/memory/agents");
+    return agents.map((a) => row(
+      a.agentId, declared(a), a.lastSeen ? timeElement(a.lastSeen) : "—", list(a.tools),
+      list(a.collections), a.loaded ? "yes" : "no: not in this process's AGENTS",
+    ));
+  }, "No agents.");
+}
+
 export async function loadOverview() {
+  await loadRegistry();
   let count = 0;
   await load($("overview-table").tBodies[0], async () => {
     const { agents } = await api("GET", "/api/memory/overview");

@@ -1,0 +1,148 @@
+"""An agent declared once, in a team's own code: `define_agent(...)`.
+
+    from livekit.agents import function_tool
+    from callmemory import CodeDefaults, define_agent
+
+    @function_tool
+    async def lookup_order(order_id: str) -> str:
+        '''Look up an order by its id.'''
+        ...
+
+    assistant = define_agent(
+        name="front-desk",
+        instructions="You are a friendly front-desk assistant.",
+        memory=CodeDefaults(read=True, save=True, identity_key="phoneNumber"),
+        tools=[lookup_order],
+        collections=["help-center"],
+    )
+
+The same definition serves a voice worker (`CallerMemory.from_env(assistant, ...)`, the tools
+on the livekit `Agent`) and text turns (the web process finds it through `AGENTS`). Tools are
+livekit's own `@function_tool` functions. Everything is checked here, when the module defining
+the agent is imported: a bad name, a duplicate tool, a tool named like a memory tool while
+memory is on, or a tool named `search_docs` beside collections stops the process at start-up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from livekit.agents import llm
+
+from chat import DEFAULT_TOOL_SECONDS, check_reserved
+from memory.config import ConfigError
+from memory.contract import limits
+from memory.documents import NAMESPACE_PATTERN
+from memory.settings import CodeDefaults
+
+SEARCH_DOCS = "search_docs"
+"""The document search tool a definition with collections is offered on every channel."""
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+MAX_INSTRUCTIONS_CHARS = 100_000
+MAX_TOOL_SECONDS = 300.0
+
+
+class DefinitionError(ConfigError):
+    """An agent definition breaks a rule; raised when it is defined (at start-up)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDefinition:
+    """One agent: its id, conversation instructions, memory defaults, tools and collections.
+
+    `model`: the conversation model of its text turns (None: `CHAT_MODEL`). `tool_seconds`:
+    the deadline of one call of its own tools on a text turn.
+    """
+
+    name: str
+    instructions: str
+    memory: CodeDefaults = field(default_factory=CodeDefaults)
+    tools: tuple[llm.FunctionTool[..., Any], ...] = ()
+    collections: tuple[str, ...] = ()
+    model: str | None = None
+    tool_seconds: float = DEFAULT_TOOL_SECONDS
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The agent's own tools by name (`search_docs` is not one of them)."""
+        return tuple(tool.info.name for tool in self.tools)
+
+
+def define_agent(
+    *,
+    name: str,
+    instructions: str,
+    memory: CodeDefaults | None = None,
+    tools: Iterable[Any] = (),
+    collections: Iterable[str] = (),
+    model: str | None = None,
+    tool_seconds: float = DEFAULT_TOOL_SECONDS,
+) -> AgentDefinition:
+    """An agent definition, checked now; `DefinitionError` names the field and the rule."""
+    defaults = memory or CodeDefaults()
+    definition = AgentDefinition(
+        name=name,
+        instructions=instructions,
+        memory=defaults,
+        tools=_tools(name, tuple(tools)),
+        collections=tuple(collections),
+        model=model,
+        tool_seconds=tool_seconds,
+    )
+    check_definition(definition)
+    return definition
+
+
+def _tools(agent: str, given: tuple[Any, ...]) -> tuple[llm.FunctionTool[..., Any], ...]:
+    for tool in given:
+        if not isinstance(tool, llm.FunctionTool):
+            raise DefinitionError(
+                f"agent {agent!r}: tools: each tool must be a livekit @function_tool function"
+            )
+    return given
+
+
+def valid_name(name: str) -> bool:
+    """Whether `name` may be an agent's id."""
+    return len(name) <= limits.MAX_AGENT_ID_CHARS and _NAME.fullmatch(name) is not None
+
+
+def check_definition(definition: AgentDefinition) -> None:
+    """Every rule of a definition; the first broken one raised as `DefinitionError`."""
+    name = definition.name
+    if not isinstance(name, str) or not valid_name(name):
+        raise DefinitionError(
+            f"name: must match {_NAME.pattern}, at most {limits.MAX_AGENT_ID_CHARS} characters"
+        )
+    if not isinstance(definition.instructions, str) or not definition.instructions.strip():
+        raise DefinitionError(f"agent {name!r}: instructions: must be non-empty text")
+    if len(definition.instructions) > MAX_INSTRUCTIONS_CHARS:
+        raise DefinitionError(
+            f"agent {name!r}: instructions: at most {MAX_INSTRUCTIONS_CHARS} characters"
+        )
+    names = definition.tool_names
+    if len(set(names)) != len(names):
+        raise DefinitionError(f"agent {name!r}: tools: two tools have the same name")
+    memory_on = bool(definition.memory.read or definition.memory.save)
+    try:
+        check_reserved(names, memory_enabled=memory_on)
+    except ValueError as problem:
+        raise DefinitionError(f"agent {name!r}: {problem}") from None
+    if definition.collections and SEARCH_DOCS in names:
+        raise DefinitionError(
+            f"agent {name!r}: tools: the tool name {SEARCH_DOCS} is reserved for its collections"
+        )
+    for collection in definition.collections:
+        if not isinstance(collection, str) or NAMESPACE_PATTERN.fullmatch(collection) is None:
+            raise DefinitionError(
+                f"agent {name!r}: collections: each must match {NAMESPACE_PATTERN.pattern}"
+            )
+    if not 0 < definition.tool_seconds <= MAX_TOOL_SECONDS:
+        raise DefinitionError(
+            f"agent {name!r}: tool_seconds: more than 0 and at most {MAX_TOOL_SECONDS:g}"
+        )
+    if definition.model is not None and not definition.model.strip():
+        raise DefinitionError(f"agent {name!r}: model: must be non-empty when given")
