@@ -17,6 +17,8 @@ from infra.database import PoolTimeouts, create_pool
 from infra.long_ops import LongOpLimits
 from infra.migrate import MigrationLockTimeout, available, run_migrations
 
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 S = "stackbone_platform"
 SLOW = "tests.migrations.slow"
 LOCKING = "tests.migrations.locking"
