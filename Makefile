@@ -40,10 +40,13 @@ PARALLEL := -n $(TEST_WORKERS) --dist worksteal
 test: setup
 	$(BIN)/pytest -q $(PARALLEL)
 
-# the memory, HTTP API and job-runner suites again, through a real PgBouncer in transaction
-# mode (needs the `pgbouncer` binary: apt-get install pgbouncer); see docs/testing.md
+# the suites that send the service's SQL (memory, chat sessions, documents) and their callers
+# (HTTP API, job runner) again, through a real PgBouncer in transaction mode: only their tests
+# whose statements go through the pool (tests/conftest.py); needs the `pgbouncer` binary
+# (apt-get install pgbouncer); see docs/testing.md
+POOLED := tests/memory tests/chat tests/documents tests/api tests/jobrunner
 test-pooler: setup
-	$(BIN)/pytest -q $(PARALLEL) --through-pgbouncer tests/memory tests/api tests/jobrunner
+	$(BIN)/pytest -q $(PARALLEL) --through-pgbouncer $(POOLED)
 
 # the inner loop (about a minute): the linters, then the tests that need no database and start
 # no process (marked `unit` automatically, tests/conftest.py)

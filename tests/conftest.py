@@ -71,13 +71,21 @@ def is_unit(item: pytest.Item) -> bool:
     return not fixtures & SERVER_FIXTURES and item.get_closest_marker("processes") is None
 
 
+def sends_through_the_pool(item: pytest.Item) -> bool:
+    """What PgBouncer can break: a test whose statements go to `database_url` (PgBouncer's
+    address in that run) and that is not marked `direct_only`. Any other test runs exactly as
+    it does without PgBouncer, so `--through-pgbouncer` leaves it out."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return "database_url" in fixtures and item.get_closest_marker("direct_only") is None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if is_unit(item):
             item.add_marker(pytest.mark.unit)
     if not config.getoption(THROUGH_PGBOUNCER):
         return
-    kept = [item for item in items if item.get_closest_marker("direct_only") is None]
+    kept = [item for item in items if sends_through_the_pool(item)]
     if len(kept) != len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in kept])
         items[:] = kept

@@ -3,7 +3,6 @@ last day with their reasons, as the overview route counts them; Refresh shows a 
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 
 from memory.api import Memory
@@ -14,16 +13,17 @@ from tests.screen.conftest import Client, auth
 from tests.screen.screen import click, sign_in, wait_text
 from tests.screen.seed import UNICODE, seed_memory
 from tests.screen.test_views import rows
+from tests.waiting import eventually
 
 
 async def failures_counted(client: Client, n: int) -> None:
     """Failed saves are recorded off the failing path: wait until the route counts `n`."""
-    for _ in range(200):
+
+    async def counted() -> bool:
         body = await (await client.get("/api/memory/overview", headers=auth())).json()
-        if body["agents"][0]["failedSavesLastDay"] == n:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"not {n} failed saves counted")
+        return bool(body["agents"][0]["failedSavesLastDay"] == n)
+
+    await eventually(counted, f"{n} failed saves counted")
 
 
 async def test_counts_at_a_glance_per_agent(
