@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -26,7 +27,7 @@ import asyncpg
 import pytest
 
 from infra.database import PoolTimeouts, create_pool
-from infra.embedded import start_embedded
+from infra.embedded import import_pgserver, start_embedded
 from infra.logs import configure_logging
 from infra.migrate import migrate
 from memory.api import Memory, open_memory
@@ -108,6 +109,10 @@ def pg_admin_url() -> Iterator[str]:
 
     asyncio.run(tune())
     yield url
+    # stopped (and deleted) now rather than at exit: an xdist worker can end without running the
+    # package's exit handler, which would leave its server running
+    import_pgserver().get_server(data_dir, start=False).cleanup()
+    shutil.rmtree(data_dir.parent, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
