@@ -2,7 +2,7 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test test-pooler lint bench lock
+.PHONY: setup run test test-pooler check lint bench lock
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -31,13 +31,27 @@ lock: setup
 run: setup
 	VENV=$(VENV) scripts/run-local
 
-test: setup
-	$(BIN)/pytest -q
+# the suite in parallel (pytest-xdist): each worker its own embedded Postgres and temporary
+# directories (tests/conftest.py). Most tests wait (on Postgres, on audio played in real time, on
+# processes) rather than compute, so twice as many workers as cores; TEST_WORKERS=1 for one.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
+PARALLEL := -n $(TEST_WORKERS) --dist worksteal
 
-# the memory, HTTP API and job-runner suites again, through a real PgBouncer in transaction
-# mode (needs the `pgbouncer` binary: apt-get install pgbouncer); see docs/testing.md
+test: setup
+	$(BIN)/pytest -q $(PARALLEL)
+
+# the suites that send the service's SQL (memory, chat sessions, documents) and their callers
+# (HTTP API, job runner) again, through a real PgBouncer in transaction mode: only their tests
+# whose statements go through the pool (tests/conftest.py); needs the `pgbouncer` binary
+# (apt-get install pgbouncer); see docs/testing.md
+POOLED := tests/memory tests/chat tests/documents tests/api tests/jobrunner
 test-pooler: setup
-	$(BIN)/pytest -q --through-pgbouncer tests/memory tests/api tests/jobrunner
+	$(BIN)/pytest -q $(PARALLEL) --through-pgbouncer $(POOLED)
+
+# the inner loop (about a minute): the linters, then the tests that need no database and start
+# no process (marked `unit` automatically, tests/conftest.py)
+check: lint
+	$(BIN)/pytest -q -m unit
 
 lint: setup
 	$(BIN)/ruff format --check .

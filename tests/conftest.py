@@ -5,12 +5,18 @@ With `--through-pgbouncer` a real PgBouncer in transaction mode stands in front 
 test's `database_url` is PgBouncer's, the `pool` fixture is made for it (`DATABASE_POOLER`
 `transaction`), the per-test database carries the role-level timeouts docs/deployment.md asks
 the operator for, and tests marked `direct_only` (they need a session of their own) are left out.
-`direct_database_url` is always the database's own address."""
+`direct_database_url` is always the database's own address.
+
+Under pytest-xdist (`make test`) each worker is a session of its own: its own embedded server (or
+its own template on `TEST_DATABASE_URL`'s server), its own PgBouncer, its own temporary
+directories. A test that requests none of `SERVER_FIXTURES` and is not marked `processes` is
+marked `unit` automatically: `make check` runs those (docs/testing.md)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -21,7 +27,7 @@ import asyncpg
 import pytest
 
 from infra.database import PoolTimeouts, create_pool
-from infra.embedded import start_embedded
+from infra.embedded import import_pgserver, start_embedded
 from infra.logs import configure_logging
 from infra.migrate import migrate
 from memory.api import Memory, open_memory
@@ -34,6 +40,10 @@ from testkit.pgbouncer import PgBouncer
 configure_logging()
 
 THROUGH_PGBOUNCER = "--through-pgbouncer"
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+"""This process's name under pytest-xdist (`gw0`, ...): in the names of what it creates."""
+SERVER_FIXTURES = frozenset({"pg_admin_url", "fault_server"})
+"""A test requesting one of these (directly or through another fixture) needs a database."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,12 +61,35 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "pgvector: needs pgvector with HNSW on the test server; skipped without it"
     )
+    config.addinivalue_line(
+        "markers", "processes: starts processes of its own (left out of `make check`)"
+    )
+    config.addinivalue_line(
+        "markers", "unit: set automatically: no database, no processes (`make check` runs these)"
+    )
+
+
+def is_unit(item: pytest.Item) -> bool:
+    """No database fixture requested (closure included) and not marked `processes`."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return not fixtures & SERVER_FIXTURES and item.get_closest_marker("processes") is None
+
+
+def sends_through_the_pool(item: pytest.Item) -> bool:
+    """What PgBouncer can break: a test whose statements go to `database_url` (PgBouncer's
+    address in that run) and that is not marked `direct_only`. Any other test runs exactly as
+    it does without PgBouncer, so `--through-pgbouncer` leaves it out."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return "database_url" in fixtures and item.get_closest_marker("direct_only") is None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if is_unit(item):
+            item.add_marker(pytest.mark.unit)
     if not config.getoption(THROUGH_PGBOUNCER):
         return
-    kept = [item for item in items if item.get_closest_marker("direct_only") is None]
+    kept = [item for item in items if sends_through_the_pool(item)]
     if len(kept) != len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in kept])
         items[:] = kept
@@ -67,7 +100,7 @@ def pg_admin_url() -> Iterator[str]:
     if url := os.environ.get("TEST_DATABASE_URL"):
         yield url
         return
-    data_dir = Path(tempfile.mkdtemp(prefix="caller-memory-pgtest-")) / "pgdata"
+    data_dir = Path(tempfile.mkdtemp(prefix=f"caller-memory-pgtest-{WORKER}-")) / "pgdata"
     url = start_embedded(data_dir, cleanup_mode="delete")
 
     async def tune() -> None:
@@ -79,6 +112,10 @@ def pg_admin_url() -> Iterator[str]:
 
     asyncio.run(tune())
     yield url
+    # stopped (and deleted) now rather than at exit: an xdist worker can end without running the
+    # package's exit handler, which would leave its server running
+    import_pgserver().get_server(data_dir, start=False).cleanup()
+    shutil.rmtree(data_dir.parent, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -101,7 +138,7 @@ def pool_timeouts(pgbouncer: PgBouncer | None) -> PoolTimeouts:
 
 @pytest.fixture(scope="session")
 def template_db(pg_admin_url: str) -> Iterator[str]:
-    name = "tmpl_" + uuid.uuid4().hex[:12]
+    name = f"tmpl_{WORKER}_{uuid.uuid4().hex[:12]}"
 
     async def create() -> None:
         admin = await asyncpg.connect(pg_admin_url)

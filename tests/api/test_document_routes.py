@@ -8,10 +8,10 @@ import pytest
 
 from memory.config import MemoryConfig
 from memory.documents import MAX_DOCUMENT_BYTES
-from testkit.fake_devices import wait_until
 from testkit.model_server import ModelServer
 from tests.api.conftest import auth
 from tests.documents.conftest import EMBEDDING_MODEL, html_file, markdown_file, pdf_file, row_counts
+from tests.waiting import eventually
 from tests.web_clients import Client
 
 BASE = "/api/documents"
@@ -49,10 +49,7 @@ async def ready(client: Client, doc_id: str) -> dict[str, object]:
         seen.append(await status())
         return seen[-1] != "pending"
 
-    for _ in range(100):
-        if await done():
-            break
-        await wait_until(lambda: True, within=0.05)
+    await eventually(done, f"document {doc_id} done")
     got = await client.get(f"{BASE}/documents/{doc_id}", headers=auth("docs-reader"))
     body: dict[str, object] = await got.json()
     return body

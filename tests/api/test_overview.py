@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -12,6 +11,7 @@ from memory.api import Memory
 from testkit.model_server import ModelServer
 from tests.api.conftest import auth
 from tests.memory.helpers import add_op
+from tests.waiting import eventually
 from tests.web_clients import Client
 
 OVERVIEW = "/api/memory/overview"
@@ -33,11 +33,11 @@ async def saved(memory: Memory, server: ModelServer, user: str, fact: str, days_
 async def failed_rows(pool: asyncpg.Pool, n: int, reason: str = "%") -> None:
     """Failed saves are recorded off the failing path: wait until `n` rows (of `reason`) are in."""
     query = f"select count(*) from {FAILED} where reason like $1"
-    for _ in range(500):
-        if await pool.fetchval(query, reason) == n:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"not {n} failed saves recorded")
+
+    async def recorded() -> bool:
+        return bool(await pool.fetchval(query, reason) == n)
+
+    await eventually(recorded, f"{n} failed saves recorded", every=0.02)
 
 
 async def test_counts_per_agent_in_catalog_order(

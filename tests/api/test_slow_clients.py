@@ -55,8 +55,8 @@ async def trickle_until_closed(
     port: int, head: bytes, drip: bytes, every: float = 0.2, give_up: float = 15.0
 ) -> tuple[float, bytes]:
     """Send `head`, then one byte of `drip` every `every` seconds; return (seconds, answer)."""
+    started = time.monotonic()  # before the connect: the server's clock starts at its accept
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    started = time.monotonic()
     writer.write(head)
     received = b""
     first_answer.clear()

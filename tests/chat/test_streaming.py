@@ -4,15 +4,16 @@ when asked, and a client that goes away ends the model request and keeps nothing
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Any
 
 import openai
 
+from testkit.fake_devices import wait_until
 from testkit.model_server import ModelServer
 from tests.chat.conftest import admin, chat_headers
+from tests.waiting import BUSY_MACHINE_SECONDS
 from tests.web_clients import Client, MakeClient
 
 USER = "crm/person_7"
@@ -107,10 +108,7 @@ async def test_a_client_gone_mid_stream_ends_the_model_request_and_keeps_nothing
     first = await response.content.readuntil(b"\n\n")
     assert json.loads(first.removeprefix(b"data: "))["choices"][0]["delta"]["content"] == "one "
     response.close()  # the client goes away
-    for _ in range(100):
-        if model_server.streams_cut:
-            break
-        await asyncio.sleep(0.05)
+    await wait_until(lambda: bool(model_server.streams_cut), within=BUSY_MACHINE_SECONDS)
     assert model_server.streams_cut == 1  # the model's stream was cut before its last delta
     assert model_server.answered_at == []
     assert await _turns(client, "quiet") == []

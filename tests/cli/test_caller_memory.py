@@ -16,6 +16,8 @@ import pytest
 from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
 
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = Path(sys.executable).with_name("caller-memory")  # the installed console script
 USER = "+34111111111"

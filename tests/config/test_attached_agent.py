@@ -22,6 +22,8 @@ from callmemory.process import (
 from memory.config import ConfigError
 from tests.config.test_processes import BASE_ENV
 
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOW_URL = "import os, sys; sys.argv = ['agent.py', {cmd!r}]; import examples.{name}; "
 

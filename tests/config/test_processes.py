@@ -7,6 +7,10 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 PREFIXES = ("LIVEKIT_", "OPENAI_", "VOICE_", "WEB_", "CALL_", "STACKBONE_", "MEMORY_API")
 BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith(PREFIXES)}
 BASE_ENV.pop("PORT", None)

@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 IMPORT_ALL = "import callmemory, worker.agent, worker.http.web; print('imported')"
 
 

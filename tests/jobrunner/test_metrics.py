@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import socket
 
@@ -15,6 +14,7 @@ from testkit.job_runner import FakeCallSide, dispatch, job_server
 from testkit.mock_room import SIP, MockRoom, participant
 from testkit.model_server import ModelServer
 from tests.jobrunner.conftest import SAVE_TIMEOUT
+from tests.waiting import eventually
 
 
 def free_port() -> int:
@@ -75,11 +75,11 @@ async def test_a_call_moves_the_call_and_memory_metrics(
 
 
 async def wait_for_save(port: int, before: str) -> str:
-    for _ in range(50):
+
+    async def counted() -> str | None:
         text = await scrape(port)
-        if sample(text, "caller_memory_call_saves_total") > sample(
-            before, "caller_memory_call_saves_total"
-        ):
-            return text
-        await asyncio.sleep(0.1)
-    raise AssertionError("no save counted")
+        saves = "caller_memory_call_saves_total"
+        return text if sample(text, saves) > sample(before, saves) else None
+
+    found: str = await eventually(counted, "a save counted", every=0.1)
+    return found

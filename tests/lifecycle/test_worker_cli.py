@@ -14,6 +14,8 @@ from worker.catalog import default_catalog
 from worker.config import LIVEKIT_NEEDED, WorkerConfig, worker_config, worker_requirements
 from worker.startup import served_agent
 
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 
 def worker_config_from(env: dict[str, str]) -> WorkerConfig:
     return worker_config(environment.read(env, required=worker_requirements(False)))

@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import pytest
 
 from infra.migrate import available, migrate
 from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
+
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
 
 
 async def cli(*args: str, env: dict[str, str]) -> tuple[int, dict[str, Any]]:

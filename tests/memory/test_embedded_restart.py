@@ -21,10 +21,13 @@ import pytest
 
 from infra.embedded import _process_state, clear_stale_postmaster
 
-pytestmark = pytest.mark.skipif(
-    not Path("/proc/self/stat").exists() or os.environ.get("TEST_DATABASE_URL") is not None,
-    reason="needs Linux /proc and the embedded server",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not Path("/proc/self/stat").exists() or os.environ.get("TEST_DATABASE_URL") is not None,
+        reason="needs Linux /proc and the embedded server",
+    ),
+    pytest.mark.processes,  # starts processes: not in `make check`
+]
 
 START = """
 import asyncio, sys, asyncpg

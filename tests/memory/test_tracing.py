@@ -22,6 +22,8 @@ from testkit.model_server import ModelServer
 from testkit.otlp_collector import otlp_collector
 from tests.memory.helpers import add_op
 
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 USER = "+34600111222"
 SECRET = "the cat is called Whiskers"
 ROOT = Path(__file__).resolve().parents[2]

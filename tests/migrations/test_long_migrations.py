@@ -18,6 +18,8 @@ from infra.database_failure import MigrationFailed
 from infra.long_ops import LongOpLimits
 from infra.migrate import MigrationLockTimeout, available, run_migrations
 
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 S = "stackbone_platform"
 SLOW = "tests.migrations.slow"
 LOCKING = "tests.migrations.locking"

@@ -24,8 +24,10 @@ from typing import Any
 import aiohttp
 import pytest
 
+from tests.waiting import BUSY_MACHINE_SECONDS, eventually
+
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
-WAIT_SECONDS = 15.0
+WAIT_SECONDS = BUSY_MACHINE_SECONDS
 SKIP_REASON = (
     "Chromium is not installed: `apt-get install -y chromium` (or set CHROMIUM to a binary) "
     "to run the test-call page test"
@@ -113,13 +115,15 @@ class Page:
 
 async def _debugger_port(profile: Path, process: asyncio.subprocess.Process) -> int:
     marker = profile / "DevToolsActivePort"
-    for _ in range(300):
-        if marker.exists() and (text := marker.read_text().split()):
-            return int(text[0])
+
+    async def written() -> int | None:
         if process.returncode is not None:
             raise RuntimeError("chromium exited before opening its DevTools port")
-        await asyncio.sleep(0.05)
-    raise TimeoutError("chromium did not open its DevTools port")
+        text = marker.read_text().split() if marker.exists() else []
+        return int(text[0]) if text else None
+
+    port: int = await eventually(written, "chromium's DevTools port")
+    return port
 
 
 @asynccontextmanager

@@ -11,6 +11,8 @@ import pytest
 from sip.job_metadata import outbound_plan
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer, TwirpFailure
 
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 NUMBER = "+34600111222"
 
 

@@ -17,6 +17,8 @@ from tests.web_clients import Client, MakeClient
 from worker.http import routes_page
 from worker.voice_settings import VoiceSettings
 
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 CHROMIUM = find_chromium()
 
 

@@ -4,7 +4,6 @@ collection (through the upload route), all made the way the service makes them."
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -12,6 +11,7 @@ from memory.api import Memory
 from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, update_op
 from tests.screen.conftest import Client, auth
+from tests.waiting import eventually
 
 AWKWARD = "+34 611 22 33 44"  # a leading +, spaces: shown and sent exactly as stored
 UNICODE = "José Ñúñez"
@@ -96,12 +96,12 @@ async def upload(client: Client, name: str, body: str, content_type: str) -> dic
 
 
 async def ready(client: Client, document_id: str) -> None:
-    for _ in range(100):
+
+    async def is_ready() -> bool:
         response = await client.get(f"/api/documents/documents/{document_id}", headers=auth())
-        if (await response.json())["status"] == "ready":
-            return
-        await asyncio.sleep(0.05)
-    raise TimeoutError(f"document {document_id} never became ready")
+        return bool((await response.json())["status"] == "ready")
+
+    await eventually(is_ready, f"document {document_id} ready")
 
 
 async def seed_documents(client: Client) -> None:

@@ -3,7 +3,6 @@ last day with their reasons, as the overview route counts them; Refresh shows a 
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 
 import asyncpg
@@ -19,16 +18,17 @@ from tests.screen.conftest import Client, auth
 from tests.screen.screen import click, sign_in, wait_text
 from tests.screen.seed import UNICODE, seed_memory
 from tests.screen.test_views import rows
+from tests.waiting import eventually
 
 
 async def failures_counted(client: Client, n: int) -> None:
     """Failed saves are recorded off the failing path: wait until the route counts `n`."""
-    for _ in range(200):
+
+    async def counted() -> bool:
         body = await (await client.get("/api/memory/overview", headers=auth())).json()
-        if body["agents"][0]["failedSavesLastDay"] == n:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"not {n} failed saves counted")
+        return bool(body["agents"][0]["failedSavesLastDay"] == n)
+
+    await eventually(counted, f"{n} failed saves counted")
 
 
 async def test_counts_at_a_glance_per_agent(
@@ -72,11 +72,12 @@ async def test_every_registered_agent_with_where_it_was_declared(
     its tools and collections, and that this process cannot run its text turns."""
     desk = Declared("front-desk", CodeDefaults(read=True), ("lookup_order",), ("help-center",))
     await register_agents(pool, [desk], "worker desk.py", "worker")
-    for _ in range(200):  # the app reads the registry again about once a second
-        listed = await (await client.get("/api/memory/agents", headers=auth())).json()
-        if len(listed["agents"]) == 4:
-            break
-        await asyncio.sleep(0.05)
+
+    async def listed() -> bool:  # the app reads the registry again about once a second
+        body = await (await client.get("/api/memory/agents", headers=auth())).json()
+        return len(body["agents"]) == 4
+
+    await eventually(listed, "the worker's agent listed")
     await sign_in(page, client, "support")
     await click(page, "tab-overview")
     await page.wait_for(

@@ -15,6 +15,8 @@ import pytest
 from callmemory import environment
 from memory.config import ConfigError
 
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
 
 def metrics_port(env: dict[str, str]) -> int | None:
     return environment.read(env).web_metrics_port
