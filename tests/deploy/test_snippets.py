@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.test_examples import EXAMPLES, MOST, changed_lines
+from tests.deploy.test_examples import EXAMPLES, MOST, changed_lines, code_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 RUFF = Path(sys.executable).with_name("ruff")
@@ -49,15 +49,22 @@ def test_the_example_shown_is_the_file_the_tests_run() -> None:
     )
 
 
-def code_lines_of(source: str) -> list[str]:
-    body = source.split('"""\n', 2)[-1]  # after the module docstring
-    return [line for line in body.splitlines() if line.strip()]
+def code_lines_of(source: str, tmp_path: Path, name: str) -> list[str]:
+    """`code_lines` of `source`: after the docstring, a `define_agent` statement left out."""
+    path = tmp_path / name
+    path.write_text(source)
+    return code_lines(path)
 
 
 @pytest.mark.parametrize("agent", ["front_desk", "assistant"])
-def test_formatting_keeps_the_four_changed_lines(agent: str) -> None:
+def test_formatting_keeps_the_four_changed_lines(agent: str, tmp_path: Path) -> None:
     twin = (EXAMPLES / f"{agent}_without_memory.py").read_text()
     attached = (EXAMPLES / f"{agent}.py").read_text()
-    changes = changed_lines(code_lines_of(formatted(twin)), code_lines_of(formatted(attached)))
+    changes = changed_lines(
+        code_lines_of(formatted(twin), tmp_path, "twin.py"),
+        code_lines_of(formatted(attached), tmp_path, "attached.py"),
+    )
     assert 0 < len(changes) <= MOST, "\n".join(changes)
-    assert changes == changed_lines(code_lines_of(twin), code_lines_of(attached))
+    assert changes == changed_lines(
+        code_lines(EXAMPLES / f"{agent}_without_memory.py"), code_lines(EXAMPLES / f"{agent}.py")
+    )
