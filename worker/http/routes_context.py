@@ -340,13 +340,13 @@ def respond(body: Mapping[str, Any], status: int = 200) -> web.Response:
     return web.json_response(body, status=status, dumps=wire_json)
 
 
-def wire_json(value: Any) -> str:
+def wire_json(value: Any, **options: Any) -> str:
     """JSON text for a response: characters as they are, except that text holding a lone
     surrogate (a model may write one; UTF-8 has no form for it) is written all in `\\u`
-    escapes, which carry it exactly."""
-    text = json.dumps(value, ensure_ascii=False)
+    escapes, which carry it exactly. `options` are `json.dumps`'s (`indent`, `separators`)."""
+    text = json.dumps(value, ensure_ascii=False, **options)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(value)
+        return json.dumps(value, **options)
     return text
