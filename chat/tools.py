@@ -129,4 +129,15 @@ async def _read(memory: Memory, scope: ToolScope) -> str:
     found = result.data
     calls = [{"summary": c.summary, "at": c.started_at.isoformat()} for c in found.calls]
     facts = [f.content for f in found.facts]
-    return json.dumps({"facts": facts, "recentCalls": calls}, ensure_ascii=False)
+    return _utf8_json({"facts": facts, "recentCalls": calls})
+
+
+def _utf8_json(value: Any) -> str:
+    """JSON with characters as they are, unless a lone surrogate (a model wrote one in a fact
+    or summary) is in it: then all in `\\u` escapes, which carry it exactly in a UTF-8 request."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value)
+    return text
