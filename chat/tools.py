@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from memory.api import Memory
+from memory.contract import strict_json
 from memory.settings import CallSettings
 
 ToolName = Literal["memory_read", "memory_save"]
@@ -129,15 +130,5 @@ async def _read(memory: Memory, scope: ToolScope) -> str:
     found = result.data
     calls = [{"summary": c.summary, "at": c.started_at.isoformat()} for c in found.calls]
     facts = [f.content for f in found.facts]
-    return _utf8_json({"facts": facts, "recentCalls": calls})
-
-
-def _utf8_json(value: Any) -> str:
-    """JSON with characters as they are, unless a lone surrogate (a model wrote one in a fact
-    or summary) is in it: then all in `\\u` escapes, which carry it exactly in a UTF-8 request."""
-    text = json.dumps(value, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(value)
-    return text
+    # a lone surrogate a model wrote travels as its JSON escape: no UTF-8 request holds one
+    return strict_json.utf8_json({"facts": facts, "recentCalls": calls})

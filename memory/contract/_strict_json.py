@@ -135,3 +135,15 @@ def _check_tree(value: object, max_depth: int, model_text: bool = False) -> None
             (item, f"{path}.{key}" if path else key, depth + 1) for key, item in node.items()
         ]
         stack.extend(reversed(members))
+
+
+def utf8_json(value: object, **options: Any) -> str:
+    """JSON text for a UTF-8 wire: characters as they are, except that a value holding a lone
+    surrogate (a model may write one; UTF-8 has no form for it) is written all in `\\u`
+    escapes, which carry it exactly. `options` are `json.dumps`'s (`indent`, `separators`)."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, **options)
+    return text
