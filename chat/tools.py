@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 
 from chat.toolbox import Tool, ToolContext
 from memory.api import Memory
+from memory.contract import strict_json
 from memory.settings import CallSettings
 
 ToolName = Literal["memory_read", "memory_save"]
@@ -130,7 +131,8 @@ async def _read(memory: Memory, scope: ToolScope) -> str:
     found = result.data
     calls = [{"summary": c.summary, "at": c.started_at.isoformat()} for c in found.calls]
     facts = [f.content for f in found.facts]
-    return json.dumps({"facts": facts, "recentCalls": calls}, ensure_ascii=False)
+    # a lone surrogate a model wrote travels as its JSON escape: no UTF-8 request holds one
+    return strict_json.utf8_json({"facts": facts, "recentCalls": calls})
 
 
 MEMORY_TOOL_SECONDS: Final = 30.0

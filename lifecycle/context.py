@@ -19,6 +19,7 @@ from datetime import datetime
 
 from memory.contract import CallRecord, Fact, Recall
 
+_LONE = re.compile("[\ud800-\udfff]")
 PLACEHOLDER = re.compile(r"\{\{\s*MEMORY\s*\}\}")
 _PLAIN_OUTCOME = re.compile(r"[\w.:-]{1,40}")
 """Outcomes are free text from `add` callers: only plain codes reach a heading."""
@@ -94,6 +95,8 @@ def _calls(calls: tuple[CallRecord, ...], level: int) -> list[str]:
 
 
 def _quoted(text: str) -> str:
+    # a lone surrogate a model wrote goes to the model as U+FFFD: no UTF-8 request carries one
+    text = _LONE.sub("\ufffd", text)
     return "\n".join(f"> {line}" for line in text.splitlines() or [""])
 
 

@@ -8,10 +8,10 @@ the listener's failure (`memory.ops` logs its type and the save goes on).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from memory.contract import strict_json
 from memory.ops import TOPIC, OpsEvent
 
 
@@ -25,7 +25,8 @@ class DataRoom(Protocol):
 
 
 def payload(event: OpsEvent) -> bytes:
-    return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """The event as UTF-8 JSON (a lone surrogate a model wrote as its `\\u` escape)."""
+    return strict_json.utf8_json(event, separators=(",", ":")).encode("utf-8")
 
 
 def data_channel(room: DataRoom) -> Callable[[OpsEvent], Awaitable[None]]:

@@ -9,7 +9,6 @@ library's API allows.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -42,6 +41,7 @@ from memory.store import (
     ops_after,
 )
 from worker.http import bodies
+from worker.http.routes_context import wire_json
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused, refused
 
 T = TypeVar("T")
@@ -54,7 +54,7 @@ UserArg = Annotated[str, typer.Argument(help="the caller's user id, e.g. a phone
 
 
 def _print(body: dict[str, Any]) -> None:
-    print(json.dumps(body, ensure_ascii=False, indent=2))
+    print(wire_json(body, indent=2))  # a lone surrogate a model wrote: its `\\u` escape
 
 
 Work = Callable[[asyncpg.Pool, MemoryConfig], Awaitable[dict[str, Any]]]

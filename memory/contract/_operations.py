@@ -4,6 +4,11 @@ The answer is checked completely before anything is written: shape, handles, lim
 uniqueness. Any violation raises `InvalidModelOutput` naming the rule (never the text), and
 nothing is written.
 
+A fact or summary holding a NUL or a lone surrogate is what the model said: it is kept as it
+is (not normalised), escaped only where Postgres stores it (`memory.store.stored_text`) and read
+back exactly. Limits count the model's characters, not the escaped ones. Keys holding either
+are still refused (no key of the answer can hold one).
+
 Two facts are duplicates when they are equal after Unicode NFKC normalisation, case folding,
 collapsing runs of whitespace and dropping trailing sentence punctuation (so "Prefers  Email."
 and "prefers email" are the same fact).
@@ -22,7 +27,6 @@ from memory.contract import _limits as limits
 from memory.contract import _strict_json as strict_json
 from memory.contract._errors import InvalidModelOutput
 from memory.contract._models import Fact
-from memory.contract._strict_json import FORBIDDEN_RULE, forbidden_character
 
 MAX_OPERATIONS = 200
 
@@ -63,7 +67,7 @@ def parse_answer(raw: str | None) -> _Answer:
     if raw is None:
         raise _invalid("the response had no content")
     try:
-        data = strict_json.loads(raw)
+        data = strict_json.loads(raw, model_text=True)
     except strict_json.JsonRejected as rejected:
         # the rule only: a path could quote keys the model wrote
         raise _invalid(f"the response JSON was refused: {rejected.rule}") from None
@@ -84,8 +88,6 @@ def _content(value: str | None, where: str) -> str:
     text = value.strip()
     if len(text) > limits.MAX_FACT_CHARS:
         raise _invalid(f"{where}: content longer than {limits.MAX_FACT_CHARS} characters")
-    if forbidden_character(text):
-        raise _invalid(f"{where}: content {FORBIDDEN_RULE}")
     return text
 
 
@@ -127,8 +129,6 @@ def _summary(value: str) -> str:
         raise _invalid("summary must not be empty")
     if len(text) > limits.MAX_SUMMARY_CHARS:
         raise _invalid(f"summary longer than {limits.MAX_SUMMARY_CHARS} characters")
-    if forbidden_character(text):
-        raise _invalid(f"summary {FORBIDDEN_RULE}")
     return text
 
 

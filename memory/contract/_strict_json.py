@@ -85,8 +85,12 @@ def _constant(name: str) -> None:
     raise ValueError(name)
 
 
-def loads(text: str, *, max_depth: int = MAX_DEPTH) -> object:
-    """Decode `text`, refusing duplicate keys, NaN/Infinity, deep nesting and bad characters."""
+def loads(text: str, *, max_depth: int = MAX_DEPTH, model_text: bool = False) -> object:
+    """Decode `text`, refusing duplicate keys, NaN/Infinity, deep nesting and bad characters.
+
+    `model_text`: string values (never keys) may hold NUL and lone surrogates. A model's answer
+    is what was said, kept exactly (escaped where it is stored, `memory.store.stored_text`).
+    """
     try:
         value = json.loads(
             text,
@@ -102,17 +106,17 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH) -> object:
         raise JsonRejected(f"must not nest deeper than {max_depth} levels") from None
     except ValueError:
         raise JsonRejected("must be valid JSON") from None
-    _check_tree(value, max_depth)
+    _check_tree(value, max_depth, model_text)
     return value
 
 
-def _check_tree(value: object, max_depth: int) -> None:
+def _check_tree(value: object, max_depth: int, model_text: bool = False) -> None:
     """Depth and characters of every key and string, iteratively (no recursion to exhaust)."""
     stack: list[tuple[object, str, int]] = [(value, "", 1)]
     while stack:
         node, path, depth = stack.pop()
         if isinstance(node, str):
-            if forbidden_character(node):
+            if not model_text and forbidden_character(node):
                 raise JsonRejected(FORBIDDEN_RULE, path or None)
             continue
         if node is _OUT_OF_RANGE:
@@ -131,3 +135,15 @@ def _check_tree(value: object, max_depth: int) -> None:
             (item, f"{path}.{key}" if path else key, depth + 1) for key, item in node.items()
         ]
         stack.extend(reversed(members))
+
+
+def utf8_json(value: object, **options: Any) -> str:
+    """JSON text for a UTF-8 wire: characters as they are, except that a value holding a lone
+    surrogate (a model may write one; UTF-8 has no form for it) is written all in `\\u`
+    escapes, which carry it exactly. `options` are `json.dumps`'s (`indent`, `separators`)."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, **options)
+    return text

@@ -3,12 +3,15 @@
 The dimension is fixed by the schema (`vector(512)` in migration 0004) and asked of the provider
 with the `dimensions` parameter; a vector of another length is rejected, never padded or cut.
 Vectors travel to Postgres as pgvector text literals, so no type codec is registered on
-connections.
+connections. A fact holding a NUL or a lone surrogate (a model wrote it) is embedded as it reads:
+a NUL as a space (a word break, as the text index reads it) and a lone surrogate as U+FFFD, which
+every provider's JSON parser accepts.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from memory.config import MemoryConfig
@@ -23,6 +26,12 @@ from memory.extraction import (
 
 EMBEDDING_DIMENSIONS = 512
 MAX_BATCH = 64  # texts per embedding request
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def embedding_input(text: str) -> str:
+    """`text` as the provider is sent it: a NUL as a space, a lone surrogate as U+FFFD."""
+    return _LONE.sub("\ufffd", text.replace("\x00", " "))
 
 
 def vector_literal(values: object) -> str:
@@ -71,7 +80,7 @@ class EmbeddingModel:
         check_key(self._config)
         body = {
             "model": self.model,
-            "input": list(texts),
+            "input": [embedding_input(t) for t in texts],
             "dimensions": EMBEDDING_DIMENSIONS,
             "encoding_format": "float",
         }

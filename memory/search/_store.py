@@ -3,6 +3,10 @@
 Each query has a contact-scoped and an agent-scoped form rather than one with an optional user:
 a prepared statement's generic plan would otherwise serve both with one plan. The contact form
 reads the contact's facts (at most 50) through the scope index and ranks them exactly.
+
+Fact texts are stored escaped where a model wrote a NUL or a lone surrogate
+(`memory.store.stored_text`): hits and pending facts carry them read back exactly; the text
+index reads each escape as a word break (`search_fold`, migration 0025).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import asyncpg
 
 from memory.contract import PersistFailed, Unavailable
 from memory.search._models import SearchHit
-from memory.store import translated
+from memory.store import read_text, translated
 
 _S = "stackbone_platform"
 _TSQUERY = f"websearch_to_tsquery('simple', {_S}.search_fold($2))"
@@ -92,7 +96,11 @@ class PendingFact:
 
 
 def _hits(rows: list[asyncpg.Record]) -> list[SearchHit]:
-    return [SearchHit(r[0], r[1], r[2], float(r[3])) for r in rows]
+    return [SearchHit(r[0], r[1], _text(r[2]), float(r[3])) for r in rows]
+
+
+def _text(content: str | None) -> str | None:
+    return None if content is None else read_text(content)
 
 
 class SearchStore:
@@ -134,7 +142,7 @@ class SearchStore:
         """Facts whose vector is missing (never computed, failed, or content changed)."""
         async with translated(Unavailable, "pending vectors read"):
             rows = await self._pool.fetch(_PENDING, n, str(uuid.uuid4()))
-        return [PendingFact(*r) for r in rows]
+        return [PendingFact(r[0], r[1], read_text(r[2])) for r in rows]
 
     async def store_vectors(
         self, model: str, facts: Sequence[PendingFact], vectors: Sequence[str]

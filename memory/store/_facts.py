@@ -1,7 +1,9 @@
 """Postgres access for memory: the only module in `memory/` that runs SQL.
 
 Database exceptions become typed memory failures here, once: a missing schema is
-`SchemaMissing`, a failed read `Unavailable`, a failed write `PersistFailed`.
+`SchemaMissing`, a failed read `Unavailable`, a failed write `PersistFailed`. Fact and summary
+texts are read back through `read_text` (a model may have written a NUL or a lone surrogate,
+stored escaped by `memory.store._write_statement`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from memory.settings import CallSettings, CodeDefaults
 from memory.store import _settings as settings_store
 from memory.store import _write_statement as write_statement
 from memory.store._db_errors import translated
+from memory.store._stored_text import read_text
 
 CAPABILITY = "memory.basic"
 DIRECT_WRITE = PassContext(model="", latency_ms=0.0)  # a write made without a model call
@@ -100,7 +103,7 @@ def _snapshot(rows: list[asyncpg.Record]) -> Snapshot:
     facts = sorted((r for r in rows if r[0] == 0), key=lambda r: r[1])
     return Snapshot(
         revision=head[6] or 0,
-        facts=tuple(Fact(r[2], r[3], r[4], r[5]) for r in facts),
+        facts=tuple(Fact(r[2], read_text(r[3]), r[4], r[5]) for r in facts),
         model=head[7],
         reasoning_effort=head[8],
         guidance=head[9],
@@ -114,8 +117,8 @@ def decode_recall(rows: list[asyncpg.Record]) -> Recall:
     facts = sorted((r for r in rows if r[0] == 0), key=lambda r: r[1])
     calls = sorted((r for r in rows if r[0] == 1), key=lambda r: (r[4], r[1]), reverse=True)
     return Recall(
-        tuple(Fact(r[2], r[3], r[4], r[5]) for r in facts),
-        tuple(CallRecord(r[2], r[4], r[6], r[7], r[8], r[3], r[5]) for r in calls),
+        tuple(Fact(r[2], read_text(r[3]), r[4], r[5]) for r in facts),
+        tuple(CallRecord(r[2], r[4], r[6], r[7], r[8], read_text(r[3]), r[5]) for r in calls),
     )
 
 
@@ -124,7 +127,9 @@ def _history(rows: list[asyncpg.Record]) -> History:
     # its current version (no close sequence)
     ordered = sorted(rows, key=lambda r: (r[0], r[1] is None, r[1] or 0))
     return History(
-        tuple(FactVersion(r[2], r[3], r[4], r[5], r[6], _ENDED_BY[r[7]]) for r in ordered)
+        tuple(
+            FactVersion(r[2], r[3], read_text(r[4]), r[5], r[6], _ENDED_BY[r[7]]) for r in ordered
+        )
     )
 
 

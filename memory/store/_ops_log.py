@@ -4,7 +4,8 @@ Rows are written by the add's one statement (`memory.store._write_statement`), e
 person (`MemoryStore.delete_all`) and deleted past the retention window
 (`memory.store._ops_retention`), which records per agent the highest id it deleted. A read
 whose cursor is below that mark has missed events: it fails with `CursorExpired` instead of
-returning a silent gap. Rows and mark come from one statement, so one snapshot.
+returning a silent gap. Rows and mark come from one statement, so one snapshot. The ops' texts
+are stored escaped (`memory.store.stored_text`) and read back exactly.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import asyncpg
 from memory.contract import CursorExpired, Unavailable
 from memory.ops import OpsEvent, from_row
 from memory.store._db_errors import translated
+from memory.store._stored_text import read_json
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500
@@ -48,4 +50,8 @@ async def ops_after(pool: asyncpg.Pool, agent_id: str, after: int, limit: int) -
     mark = rows[0]["expired_through"]
     if expired(after, mark):
         raise CursorExpired(after, mark)
-    return [from_row({**dict(r), "ops": json.loads(r["ops"])}) for r in rows if r["id"] is not None]
+    return [
+        from_row({**dict(r), "ops": read_json(json.loads(r["ops"]))})
+        for r in rows
+        if r["id"] is not None
+    ]

@@ -31,6 +31,10 @@ needs no type introspection; ids travel as text for the same reason): the call r
 added, updated and deleted facts, and one row with the revision and the ops log id, told apart
 by `kind`. Unchanged facts are not sent back:
 `decode` builds the final list from the facts the add read.
+
+Fact texts and the summary are what a model wrote, so they may hold a NUL or a lone surrogate:
+`arguments` escapes them (`memory.store._stored_text`), `decode` reads them back, and the ops
+log row holds them escaped (its reader unescapes them).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from memory.contract import (
     Plan,
     Written,
 )
+from memory.store._stored_text import read_text, stored_text
 
 _S = "stackbone_platform"
 
@@ -196,13 +201,13 @@ def arguments(
         revision,
         list(plan.deletes),
         [fact_id for fact_id, _ in plan.updates],
-        [content for _, content in plan.updates],
-        list(plan.adds),
+        [stored_text(content) for _, content in plan.updates],
+        [stored_text(content) for content in plan.adds],
         call.started_at,
         call.duration_seconds,
         call.outcome,
         call.run_id,
-        plan.summary,
+        stored_text(plan.summary),
         MAX_HISTORY_VERSIONS,
         context.model,
         context.latency_ms,
@@ -218,11 +223,11 @@ def _applied(row: asyncpg.Record) -> AppliedOp:
     kind, _, fact_id, body, first_at, second_at, version, prior = row[:8]
     if kind == DELETED:
         return AppliedOp("delete", fact_id, version, None, first_at, second_at)
-    return AppliedOp(_CHANGES[kind], fact_id, version, prior, second_at, None, body)
+    return AppliedOp(_CHANGES[kind], fact_id, version, prior, second_at, None, read_text(body))
 
 
 def _fact(row: asyncpg.Record) -> Fact:
-    return Fact(row[2], row[3], row[4], row[5])
+    return Fact(row[2], read_text(row[3]), row[4], row[5])
 
 
 def decode(rows: Sequence[asyncpg.Record], before: Sequence[Fact]) -> Written | None:
@@ -249,7 +254,10 @@ def decode(rows: Sequence[asyncpg.Record], before: Sequence[Fact]) -> Written | 
     applied = sorted((r for r in rows if r[0] in order), key=lambda r: (order[r[0]], r[1]))
     return Written(
         facts=tuple(facts),
-        call=next((CallRecord(c[2], c[4], c[8], c[9], c[10], c[3], c[5]) for c in calls), None),
+        call=next(
+            (CallRecord(c[2], c[4], c[8], c[9], c[10], read_text(c[3]), c[5]) for c in calls),
+            None,
+        ),
         revision=int(head[11]),
         applied=tuple(_applied(r) for r in applied),
         log_id=None if head[2] is None else int(head[2]),

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
+from memory.api import Memory
 from memory.store import read_json, read_text, stored_json, stored_text
 from testkit.model_server import ModelServer
 from tests.chat.conftest import admin, chat_headers
+from tests.memory.helpers import add_op
 from tests.web_clients import Client
 
 SAID = "Part\x00number \ud83d and \U0010ffff0 kept"  # NUL, a lone surrogate, the escape itself
@@ -100,3 +102,19 @@ async def test_a_streamed_session_turn_relays_and_keeps_what_the_model_said(
         f"/api/chat/sessions/both/{listed['sessions'][0]['sessionId']}", headers=admin()
     )
     assert [t["reply"] for t in json.loads(await opened.text())["turns"]] == [SAID]
+
+
+async def test_memory_read_gives_the_model_a_fact_and_summary_as_they_were_said(
+    client: Client, model_server: ModelServer, memory: Memory
+) -> None:
+    """The tool's result carries a lone surrogate as its JSON escape: the request stays UTF-8."""
+    model_server.answer([add_op(SAID)], SAID)
+    assert (await memory.add("call", "reader", "crm/1")).error is None
+    model_server.call_tool("memory_read")
+    model_server.answer_text("Noted.")
+    body = {"model": "reader", "messages": [{"role": "user", "content": "Hi"}], "user": "crm/1"}
+    response = await client.post("/v1/chat/completions", json=body, headers=chat_headers())
+    assert response.status == 200, await response.text()
+    [result] = [m["content"] for m in model_server.requests[-1]["messages"] if m["role"] == "tool"]
+    read = json.loads(result)
+    assert (read["facts"], [c["summary"] for c in read["recentCalls"]]) == ([SAID], [SAID])

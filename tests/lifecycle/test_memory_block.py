@@ -124,3 +124,11 @@ def test_an_appended_block_is_a_section_of_its_own(instructions: str, title: str
 def test_the_placeholder_keeps_the_usual_level_wherever_it_sits() -> None:
     placed = with_memory(f"{NESTED}\n\n{{{{MEMORY}}}}", recall(["Has a dog."], []))
     assert f"\n\n{TITLE}\n\n{HEADING}" in placed and "\n# Memory" not in placed
+
+
+def test_a_lone_surrogate_a_model_wrote_reaches_the_model_as_u_fffd() -> None:
+    """No UTF-8 request carries a lone surrogate; a NUL is kept (JSON writes it `\\u0000`)."""
+    block = memory_context(recall(["Part\x00number \ud83d"], ["Asked \udfff."]))
+    assert block is not None
+    block.encode("utf-8")
+    assert "> Part\x00number \ufffd" in block and "> Asked \ufffd." in block

@@ -20,7 +20,6 @@ error as the failure the core raised) and `worker.http.errors` writes the one er
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -359,13 +358,7 @@ def respond(body: Mapping[str, Any], status: int = 200) -> web.Response:
     return web.json_response(body, status=status, dumps=wire_json)
 
 
-def wire_json(value: Any) -> str:
-    """JSON text for a response: characters as they are, except that text holding a lone
-    surrogate (a model may write one; UTF-8 has no form for it) is written all in `\\u`
-    escapes, which carry it exactly."""
-    text = json.dumps(value, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(value)
-    return text
+def wire_json(value: Any, **options: Any) -> str:
+    """JSON text for a response (`memory.contract.strict_json.utf8_json`: a lone surrogate a
+    model wrote travels as its `\\u` escape)."""
+    return strict_json.utf8_json(value, **options)

@@ -22,7 +22,6 @@ not `EventSource`), never in the query string, where it would end in access logs
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from memory.contract import MemoryFailure
 from memory.ops import OpsEvent
 from memory.store import MAX_LIMIT, ops_after
 from worker.http import answers
-from worker.http.routes_context import POOL, Route, agent_of, bounded
+from worker.http.routes_context import POOL, Route, agent_of, bounded, wire_json
 from worker.http.routes_ops import cursor, parse_query
 
 PATH: Final = "/api/memory/ops/stream"
@@ -89,8 +88,9 @@ async def stop_streams(app: web.Application) -> None:
 
 
 def frame(event: OpsEvent) -> bytes:
-    """One server-sent event (the JSON is one line: it holds no raw newline)."""
-    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+    """One server-sent event (the JSON is one line: it holds no raw newline; a lone surrogate
+    travels as its `\\u` escape, `wire_json`)."""
+    data = wire_json(event, separators=(",", ":"))
     return f"id: {event['id']}\nevent: op\ndata: {data}\n\n".encode()
 
 
