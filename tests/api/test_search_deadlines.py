@@ -21,6 +21,8 @@ from tests.web_clients import AppClients, Client
 from worker.http.auth import ApiKey
 from worker.http.web import create_app
 
+pytestmark = pytest.mark.pgvector  # a collection with vectors is searched
+
 DEADLINE = 1.0  # the routes' database deadline
 EMBEDDING_TIMEOUT = 3.0  # the model's own
 SLOW = 1.5  # past the database deadline, within the model's timeout
