@@ -20,6 +20,8 @@ import pytest
 from infra.database_failure import masked
 from testkit.databases import as_role, with_database
 
+pytestmark = pytest.mark.processes  # starts the service's processes
+
 PREFIXES = ("LIVEKIT_", "OPENAI_", "VOICE_", "WEB_", "CALL_", "STACKBONE_", "MEMORY_", "DATABASE_")
 BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith(PREFIXES)}
 WORKER_ENV = {

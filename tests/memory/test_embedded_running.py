@@ -18,9 +18,12 @@ from infra.embedded import running_url
 from tests.cli.test_caller_memory import run
 from tests.memory.test_cli_and_migrations import cli
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("TEST_DATABASE_URL") is not None, reason="needs the embedded server"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        os.environ.get("TEST_DATABASE_URL") is not None, reason="needs the embedded server"
+    ),
+    pytest.mark.processes,  # starts an embedded server and CLI processes
+]
 
 HOLD = """
 import sys

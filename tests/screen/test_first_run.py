@@ -19,6 +19,8 @@ from tests.rooms.browser import Page
 from tests.screen.screen import wait_text
 from tests.web.test_web_process import free_port
 
+pytestmark = pytest.mark.processes  # starts the service's processes
+
 ROOT = Path(__file__).resolve().parents[2]
 CONSOLE = re.compile(r"^Console: (http://\S+)")
 # what `make run` sees on a fresh clone: no keys, no database, no LiveKit, no bind address
