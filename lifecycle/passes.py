@@ -34,6 +34,7 @@ from memory.api import Memory
 from memory.contract import Conflict
 from transcript.models import Message
 from transcript.recorder import TranscriptRecorder
+from transcript.sendable import sendable
 
 log = structlog.get_logger(__name__)
 
@@ -92,7 +93,7 @@ class TurnPasses:
             return
         scope, turn = self._scope, self.turn
         result = await self._memory.consolidate(
-            part,
+            sendable(part),
             scope.agent_id,
             scope.user_id,
             turn=turn,

@@ -21,6 +21,7 @@ from enum import StrEnum
 from lifecycle.pass_schedule import final_part
 from memory.store import JournalEntry
 from transcript.models import Message, TurnRole
+from transcript.sendable import sendable_text
 
 
 class Act(StrEnum):
@@ -79,4 +80,4 @@ def what_to_save(
 
 def _message(entry: JournalEntry) -> Message:
     role: TurnRole = "assistant" if entry.role == "assistant" else "user"
-    return Message(role=role, content=entry.content)
+    return Message(role=role, content=sendable_text(entry.content))

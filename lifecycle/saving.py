@@ -17,6 +17,7 @@ from lifecycle.save import SaveReport
 from memory.api import Memory
 from memory.settings import NO_BRIEF, Brief
 from transcript.models import Message
+from transcript.sendable import sendable
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,7 @@ async def save_heard(
         "run_id": scope.run_id,
     }
     if final is not None:
-        part = final_part(heard, final.covered)
+        part = sendable(final_part(heard, final.covered))
         passed = await memory.consolidate(
             part,
             scope.agent_id,
@@ -81,7 +82,7 @@ async def save_heard(
         error = passed.error
     else:
         result = await memory.add(
-            list(heard),
+            sendable(heard),  # a model's NUL or lone surrogate: not refused as client input
             scope.agent_id,
             scope.user_id,
             call,

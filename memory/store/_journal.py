@@ -19,6 +19,7 @@ from datetime import datetime
 import asyncpg
 
 from memory.settings import Brief
+from memory.store._stored_text import read_text, stored_text
 
 _S = "stackbone_platform"
 _J = f"{_S}.call_journals"
@@ -148,7 +149,7 @@ async def append_entries(
         journal_id,
         [e.position for e in entries],
         [e.role for e in entries],
-        [e.content for e in entries],
+        [stored_text(e.content) for e in entries],  # a model's NUL or lone surrogate kept
     )
     return bool(row is not None and row["alive"])
 
@@ -187,7 +188,7 @@ async def journal_entries(pool: asyncpg.Pool, journal_id: str) -> list[JournalEn
         f"select position, role, content from {_E} where journal_id = $1::uuid order by 1",
         journal_id,
     )
-    return [JournalEntry(r[0], r[1], r[2]) for r in rows]
+    return [JournalEntry(r[0], r[1], read_text(r[2])) for r in rows]
 
 
 async def record_interrupted(

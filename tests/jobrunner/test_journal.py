@@ -16,6 +16,7 @@ from prometheus_client import REGISTRY
 
 from lifecycle.sweeper import SweepConfig, Sweeper
 from memory.api import Memory
+from memory.store import journal_entries
 from testkit.call_harness import saved_transcript
 from testkit.fake_devices import wait_until
 from testkit.job_runner import AGENT, FakeCallSide, call_records, dispatch, job_server
@@ -236,3 +237,38 @@ async def test_the_save_marks_the_journal_before_its_model_call(
     # the failed save is recorded, never retried: its journal is dropped, nothing is recorded
     assert await pool.fetchval(f"select count(*) from {S}.call_journals") == 0
     assert await call_records(pool) == [] and len(model_server.requests) == 1
+
+
+async def test_a_reply_holding_a_nul_is_journalled_and_saved(
+    fast_beat: None,
+    *,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
+) -> None:
+    """What the model said is journalled exactly (escaped in Postgres), and the one save at close
+    sends it as heard (the NUL dropped), not refused. (A lone surrogate never reaches the
+    caller: livekit's sentence tokenizer refuses it; `tests/lifecycle/test_recovery.py`.)"""
+    caller = sip_caller(room)
+    said = "Noted\x00 the move to Porto today."
+    side.replies = (said,)
+    model_server.answer([], "Moved to Porto.")
+    refused = failures("append")
+    async with job_server(side, SAVE_TIMEOUT) as server:
+        await dispatch(server)
+        await side.greeted()
+        assert side.session is not None
+        side.in_job(side.session.generate_reply, user_input="I moved to Porto.")
+        await journalled(pool, 3)
+        journal_id = await pool.fetchval(f"select id::text from {S}.call_journals")
+        kept = await journal_entries(pool, journal_id)
+        assert [e.content for e in kept if e.role == "assistant"][-1] == said
+        assert failures("append") == refused
+        room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
+        await wait_until(lambda: len(model_server.requests) == 1, within=10)
+    sent = saved_transcript(model_server.requests[0])
+    assert sent[-1] == {"role": "assistant", "text": "Noted the move to Porto today."}
+    [record] = await call_records(pool)
+    assert record["outcome"] == "caller_hung_up"
+    assert await pool.fetchval(f"select count(*) from {S}.call_journals") == 0

@@ -73,3 +73,16 @@ def test_a_gap_left_by_a_lost_batch_keeps_positions() -> None:
     heard = [JournalEntry(0, "assistant", "Hi."), JournalEntry(3, "user", "Rex.")]
     part = what_to_save(heard, 2, "turn")
     assert part == LostPart([{"role": "user", "content": "Rex."}], 1)
+
+
+def test_a_swept_save_sends_a_nul_dropped_and_a_lone_surrogate_as_replacement() -> None:
+    """The journal keeps what the model said; the save sends it as `memory` takes it."""
+    heard = [
+        JournalEntry(0, "user", "I moved."),
+        JournalEntry(1, "assistant", "Noted\x00 \ud800."),
+        JournalEntry(2, "assistant", "\x00"),
+    ]
+    part = what_to_save(heard, 0, "call.ended")
+    assert part is not None
+    assert [m["content"] for m in part.messages] == ["I moved.", "Noted \ufffd.", ""]
+    assert what_to_save([JournalEntry(0, "assistant", "\x00 ")], 0, "call.ended") is None

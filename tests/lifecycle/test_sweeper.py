@@ -18,7 +18,13 @@ from prometheus_client import REGISTRY
 from lifecycle.sweeper import SweepConfig, Sweeper
 from memory.api import Memory
 from memory.settings import Brief
-from memory.store import JournalEntry, JournalHeader, append_entries, open_journal
+from memory.store import (
+    JournalEntry,
+    JournalHeader,
+    append_entries,
+    journal_entries,
+    open_journal,
+)
 from testkit.call_harness import saved_transcript
 from testkit.model_server import ModelServer
 from tests.memory.test_extraction_dates import data_of
@@ -282,3 +288,19 @@ async def test_a_journal_without_a_time_zone_saves_without_one(
     assert await sweeper(pool, memory).sweep() == ["saved"]
     conversation = data_of(model_server.requests[0]["messages"])["conversation"]
     assert (conversation["time_zone"], conversation["started_at_local"]) == (None, None)
+
+
+async def test_a_journal_holding_a_nul_and_a_lone_surrogate_is_kept_and_saved(
+    pool: asyncpg.Pool, memory: Memory, model_server: ModelServer
+) -> None:
+    """What the model said is journalled exactly; the swept save sends it as `memory` takes it
+    (the NUL dropped, the lone surrogate as U+FFFD), not refused as client input."""
+    said = [*HEARD[:2], JournalEntry(2, "assistant", "Noted\x00, Porto \ud800 it is.")]
+    journal_id = await dead_job(pool, heard=said)
+    assert await journal_entries(pool, journal_id) == said
+    model_server.answer([], "Moved.")
+    assert await sweeper(pool, memory).sweep() == ["saved"]
+    sent = saved_transcript(model_server.requests[0])
+    assert sent[2] == {"role": "assistant", "text": "Noted, Porto \ufffd it is."}
+    assert [(r["outcome"], r["summary"]) for r in await calls(pool)] == [("job_lost", "Moved.")]
+    assert await journals(pool) == 0
