@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from chat.toolbox import Tool, ToolContext
+from infra.deadline import Bound, unbounded
 from memory.api import Memory
 from memory.contract import strict_json
 from memory.settings import CallSettings
@@ -101,12 +102,20 @@ def _arguments(raw: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-async def run_tool(memory: Memory, scope: ToolScope, name: str, raw_arguments: str) -> str:
-    """One tool call's result as the JSON text fed back to the model (never logged)."""
+async def run_tool(
+    memory: Memory,
+    scope: ToolScope,
+    name: str,
+    raw_arguments: str,
+    database: Bound = unbounded,
+) -> str:
+    """One tool call's result as the JSON text fed back to the model (never logged).
+    `database` bounds each database step of the call (an HTTP route's deadline); past it the
+    model reads `memory_unavailable`. A save's extraction model call keeps its own timeout."""
     if name not in scope.offered:
         return json.dumps({"error": "unknown_tool"})
     if name == MEMORY_READ:
-        return await _read(memory, scope)
+        return await _read(memory, scope, database)
     arguments = _arguments(raw_arguments)
     content = None if arguments is None else arguments.get("content")
     if not isinstance(content, str) or not content.strip():
@@ -117,14 +126,15 @@ async def run_tool(memory: Memory, scope: ToolScope, name: str, raw_arguments: s
         scope.user_id,
         instructions=scope.settings.instructions,
         brief=scope.settings.brief,
+        database=database,
     )
     if result.error is not None:
         return json.dumps({"saved": False, "error": result.error.code})
     return json.dumps({"saved": True})
 
 
-async def _read(memory: Memory, scope: ToolScope) -> str:
-    result = await memory.recall(scope.agent_id, scope.user_id, RECENT_CALLS)
+async def _read(memory: Memory, scope: ToolScope, database: Bound) -> str:
+    result = await memory.recall(scope.agent_id, scope.user_id, RECENT_CALLS, database=database)
     if result.error is not None or result.data is None:
         code = "memory_unavailable" if result.error is None else result.error.code
         return json.dumps({"error": code})
@@ -139,12 +149,13 @@ MEMORY_TOOL_SECONDS: Final = 30.0
 """A memory tool's deadline (a save is one extraction call)."""
 
 
-def memory_tools(memory: Memory, scope: ToolScope) -> list[Tool]:
-    """The memory tools of a turn as `Tool`s, bound to `scope` (the context is not read)."""
+def memory_tools(memory: Memory, scope: ToolScope, database: Bound = unbounded) -> list[Tool]:
+    """The memory tools of a turn as `Tool`s, bound to `scope` (the context is not read);
+    `database` bounds each database step of their calls (the chat route's deadline)."""
 
     def bound(name: ToolName) -> Tool:
         async def call(_: ToolContext, raw_arguments: str) -> str:
-            return await run_tool(memory, scope, name, raw_arguments)
+            return await run_tool(memory, scope, name, raw_arguments, database)
 
         spec = _SPECS[name]
         return Tool(

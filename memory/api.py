@@ -77,6 +77,7 @@ class _Pass:
     final: bool
     covers: int | None = None
     time_zone: object = None
+    database: Bound = unbounded  # bounds each database step (not the extraction model call)
 
 
 class Memory:
@@ -101,12 +102,22 @@ class Memory:
         self.listeners.off(event, listener)
 
     async def recall(
-        self, agent_id: object, user_id: object, calls: object = DEFAULT_RECALL_CALLS
+        self,
+        agent_id: object,
+        user_id: object,
+        calls: object = DEFAULT_RECALL_CALLS,
+        *,
+        database: Bound = unbounded,
     ) -> Result[Recall]:
+        """`database` bounds the database step besides the command timeout (an HTTP route's
+        deadline, as `search` takes it)."""
+
         async def work() -> Recall:
             scope = requests.agent_id(agent_id), requests.user_id(user_id)
             limit = requests.recall_calls(calls)
-            return await self._database(lambda: self._store.recall(*scope, limit), "recall")
+            return await self._database(
+                lambda: database(self._store.recall(*scope, limit)), "recall", capability=database
+            )
 
         with tracing.span("memory.recall", agent_id) as span:
             result = await _enveloped(work)
@@ -168,10 +179,13 @@ class Memory:
         *,
         brief: object = None,
         time_zone: object = None,
+        database: Bound = unbounded,
     ) -> Result[AddOutcome]:
         """`brief`: a `Brief` or `{"remember": [...], "forget": [...]}` for the extractor;
         `time_zone`: the agent's IANA time zone, which dates the conversation for the model
-        (with `call["started_at"]`, else the time of the add)."""
+        (with `call["started_at"]`, else the time of the add); `database` bounds each
+        database step besides the command timeout (an HTTP route's deadline; the extraction
+        model call keeps its own timeout)."""
         result = await self._pass(
             _Pass(
                 content,
@@ -183,6 +197,7 @@ class Memory:
                 None,
                 True,
                 time_zone=time_zone,
+                database=database,
             )
         )
         w = result.data
@@ -251,7 +266,10 @@ class Memory:
         policy = requests.instructions(request.instructions)
         compiled_brief = parse_brief(request.brief)
         zone = requests.time_zone(request.time_zone)
-        snapshot = await self._database(lambda: self._store.snapshot(agent, user), "snapshot")
+        database = request.database
+        snapshot = await self._database(
+            lambda: database(self._store.snapshot(agent, user)), "snapshot", capability=database
+        )
         if snapshot.guidance_error is not None:  # the built-in guidance runs, and that is said
             log.warning("memory.guidance_unreadable", error_code=snapshot.guidance_error)
         choice = resolve_choice(self._config, snapshot.model, snapshot.reasoning_effort)
@@ -284,9 +302,12 @@ class Memory:
             covers=request.covers,
         )
         written = await self._database(
-            lambda: self._store.write(agent, user, snapshot, validated, metadata, context=context),
+            lambda: database(
+                self._store.write(agent, user, snapshot, validated, metadata, context=context)
+            ),
             "write",
             PersistFailed,
+            capability=database,
         )
         self._search.indexer.schedule()  # vectors of the new facts, off the call path
         record.outcome = "saved"

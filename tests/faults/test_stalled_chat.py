@@ -44,14 +44,16 @@ async def client(
     fault_server: FaultServer,
     request: pytest.FixtureRequest,
 ) -> AsyncIterator[Client]:
-    """The web app over the fault server; `indirect` params may set `lease` and `model`
-    seconds (the session lease and the model's timeout)."""
+    """The web app over the fault server; `indirect` params may set `lease`, `model`,
+    `memory` and `command` seconds (the session lease, the model's timeout, memory's own
+    database deadline and the pool's command timeout)."""
     chosen: dict[str, float] = getattr(request, "param", {})
-    pool = await create_pool(
-        fault_db, min_size=1, max_size=5, timeouts=PoolTimeouts(command_seconds=COMMAND_SECONDS)
-    )
+    command = PoolTimeouts(command_seconds=chosen.get("command", COMMAND_SECONDS))
+    pool = await create_pool(fault_db, min_size=1, max_size=5, timeouts=command)
     memory = MemoryConfig(
-        base_url=model_server.url, api_key="k", database_timeout_seconds=MEMORY_SECONDS
+        base_url=model_server.url,
+        api_key="k",
+        database_timeout_seconds=chosen.get("memory", MEMORY_SECONDS),
     )
     chat = ChatConfig(
         base_url=model_server.url,
@@ -125,6 +127,48 @@ async def test_a_database_stalled_during_a_tool_answers_the_tool_an_error_code(
     assert [json.loads(m["content"]) for m in tool_results] == [{"error": "memory_unavailable"}]
     assert took < 0.3 + MEMORY_SECONDS + SLACK + 0.5
     assert await ABANDONED.settle(COMMAND_SECONDS + 3.0)
+
+
+PRODUCTION = 5.0  # memory's database deadline and the pool's command timeout by default
+
+
+TOOL_CALLS = {  # a tool, the model's arguments, what the model reads back
+    "read": ("memory_read", None, {"error": "memory_unavailable"}),
+    "save": (
+        "memory_save",
+        {"content": "I moved to Oslo."},
+        {"saved": False, "error": "memory_unavailable"},
+    ),
+}
+
+
+@pytest.mark.parametrize("client", [{"memory": PRODUCTION, "command": PRODUCTION}], indirect=True)
+@pytest.mark.parametrize("case", sorted(TOOL_CALLS))
+async def test_a_memory_tool_mid_turn_is_bounded_by_the_routes_deadline(
+    client: Client, fault_server: FaultServer, model_server: ModelServer, case: str
+) -> None:
+    """Issue 31, defect 4: a tool's database steps waited for memory's own deadline (5 s by
+    default) when the database froze mid-turn; they are within the route's deadline now, and
+    the model reads the tool's error and answers."""
+    tool, arguments, answer = TOOL_CALLS[case]
+    model_server.call_tool(tool, arguments)
+    model_server.replies[-1].delay = 0.3  # the database stalls while the model thinks
+    model_server.answer_text("I cannot do that right now.")
+    asking = asyncio.create_task(turn(client))
+    await wait_until(lambda: bool(model_server.requests))
+    fault_server.stall()
+    try:
+        status, body, took = await asking
+    finally:
+        fault_server.resume()
+    print(f"\nchat turn with a stalled {tool} answered after {took * 1000:.0f} ms")
+    assert status == 200, body
+    assert body["choices"][0]["message"]["content"] == "I cannot do that right now."
+    tool_results = [m for m in model_server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert [json.loads(m["content"]) for m in tool_results] == [answer]
+    assert len(model_server.requests) == 2  # a save's extraction model was never asked
+    assert took < 0.3 + DEADLINE + SLACK + 0.5 < PRODUCTION
+    assert await ABANDONED.settle(PRODUCTION + 3.0)
 
 
 async def test_a_stalled_model_beside_the_database_is_a_504_at_its_timeout(

@@ -46,7 +46,14 @@ from worker.agent_directory import AgentEntry
 from worker.catalog import UnknownAgent
 from worker.http.chat_opening import open_wire_turn
 from worker.http.chat_wire import SessionHeader
-from worker.http.routes_context import DIRECTORY, MEMORY, POOL, bounded, find_agent
+from worker.http.routes_context import (
+    DIRECTORY,
+    MEMORY,
+    POOL,
+    bounded,
+    database_bound,
+    find_agent,
+)
 from worker.http.routes_documents import DOCUMENTS
 
 CHAT_CONFIG = web.AppKey("chat_config", ChatConfig)
@@ -88,8 +95,10 @@ async def model_agent(request: web.Request, name: str) -> AgentEntry:
 def turn_tools(
     request: web.Request, definition: AgentDefinition, scope: ToolScope | None
 ) -> tuple[Tool, ...]:
-    """The turn's tools: memory (per the settings), the agent's own, `search_docs`."""
-    memory = [] if scope is None else memory_tools(request.app[MEMORY], scope)
+    """The turn's tools: memory (per the settings, their database steps within the route's
+    deadline), the agent's own, `search_docs`."""
+    bound = database_bound(request)
+    memory = [] if scope is None else memory_tools(request.app[MEMORY], scope, bound)
     docs = definition.collections
     search = [docs_text_tool(request.app[DOCUMENTS], docs)] if docs else []
     return (*memory, *own_tools(definition), *search)
