@@ -183,17 +183,7 @@ async def open_turn(
     sent = time.monotonic()
     async with translated(Unavailable, "session open"):
         row = await db.fetchrow(
-            _OPEN,
-            a.agent_id,
-            a.id,
-            a.kind,
-            a.key,
-            a.user_id,
-            json.dumps(a.identities, ensure_ascii=False),
-            session_customers(a.identities),
-            lease_seconds,
-            predicted_key,
-            a.kind == "session",
+            _OPEN, *_claim_arguments(a, lease_seconds), predicted_key, a.kind == "session"
         )
     assert row is not None
     bound = row["identity_key"]
@@ -210,22 +200,26 @@ async def open_turn(
     return OpenedTurn(settings, claim, kept), bound
 
 
+def _claim_arguments(a: SessionAddress, lease_seconds: float) -> tuple[object, ...]:
+    """The parameters `_OPEN` and `_CLAIM` share: the session's address and the lease."""
+    return (
+        a.agent_id,
+        a.id,
+        a.kind,
+        a.key,
+        a.user_id,
+        json.dumps(a.identities, ensure_ascii=False),
+        session_customers(a.identities),
+        lease_seconds,
+    )
+
+
 async def claim(db: Queryable, address: SessionAddress, lease_seconds: float) -> Claim:
     """Hold the session for one turn (created on first use), or `SessionBusy`."""
     a = address
     sent = time.monotonic()
     async with translated(Unavailable, "session claim"):
-        row = await db.fetchrow(
-            _CLAIM,
-            a.agent_id,
-            a.id,
-            a.kind,
-            a.key,
-            a.user_id,
-            json.dumps(a.identities, ensure_ascii=False),
-            session_customers(a.identities),
-            lease_seconds,
-        )
+        row = await db.fetchrow(_CLAIM, *_claim_arguments(a, lease_seconds))
     if row is None:
         raise SessionBusy()
     return Claim(a.id, row["claim"], sent)
