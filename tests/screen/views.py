@@ -33,4 +33,4 @@ async def prepare(page: Page, view: str) -> None:
     elif view == "extraction":
         await wait_text(page, "model-default", "Platform default")
     elif view == "overview":
-        await page.wait_for("!document.querySelector('#overview-table tbody[aria-busy]')")
+        await wait_text(page, "status", "agent(s)")  # the counts and the registry both drawn

@@ -3,6 +3,7 @@
 // each was declared, when last seen, its tools and collections), from GET /api/memory/agents.
 import { api } from "./api.js";
 import { $, element, guarded, load, row, show, timeElement } from "./dom.js";
+import { state } from "./state.js";
 
 function reasons(byReason) {
   const entries = Object.entries(byReason || {}).sort((a, b) => b[1] - a[1]);
@@ -30,16 +31,18 @@ async function loadRegistry() {
 }
 
 export async function loadOverview() {
-  await loadRegistry();
   let count = 0;
-  await load($("overview-table").tBodies[0], async () => {
+  const counts = load($("overview-table").tBodies[0], async () => {
     const { agents } = await api("GET", "/api/memory/overview");
     count = agents.length;
     return agents.map((a) => row(
       a.agentId, a.people, a.facts, a.callsLastDay, a.failedSavesLastDay, reasons(a.failuresByReason),
     ));
   }, "No agents.");
-  show(`Counts for ${count} agent(s).`);
+  await Promise.all([counts, loadRegistry()]);
+  // the shared status line belongs to the view on screen: an operator who moved on meanwhile
+  // keeps the other view's line
+  if (state.view === "overview") show(`Counts for ${count} agent(s).`);
 }
 
 export function bindOverview() {
