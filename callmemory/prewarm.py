@@ -40,7 +40,7 @@ from memory.store import DB_ERRORS
 log = structlog.get_logger(__name__)
 
 WARM_KEY = "callmemory.warm_runtime"
-PREWARMED = "call.prewarmed"
+PREWARMED = "process.prewarmed"
 """Logged once the process holds its checked connection (a benchmark waits for one idle)."""
 WARM_SECONDS = 5.0
 """How long the warm-up may take: inside livekit's `initialize_process_timeout` (10 s)."""
@@ -84,7 +84,7 @@ def prewarm(proc: JobProcess) -> None:
         loop.run_until_complete(asyncio.wait_for(runtime.warm(), WARM_SECONDS))
     except Exception as exc:  # a failed warm-up never fails the process
         code = exc.code if isinstance(exc, MemoryFailure) else type(exc).__name__
-        log.warning("call.prewarm_failed", error_code=code)
+        log.warning("process.prewarm_failed", error_code=code)
         with contextlib.suppress(*DB_ERRORS):
             loop.run_until_complete(close_pool(runtime.pool, CLOSE_SECONDS))
         asyncio.set_event_loop(None)
@@ -105,6 +105,6 @@ def job_runtime(proc: JobProcess, config: CallConfig) -> Runtime:
         url,
         config.database,
     ):
-        log.info("call.prewarm_unused")  # its connection closes with the process
+        log.info("process.prewarm_unused")  # its connection closes with the process
         return new_runtime(config, url)
     return new_runtime(config, url, warm=warm.pool)
