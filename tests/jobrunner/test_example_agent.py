@@ -74,9 +74,12 @@ async def test_the_example_recalls_before_its_own_greeting_uses_its_tool_and_sav
     async with front_desk_server(side) as server:
         await server.simulate_job("call-room", fake_job=True)
         await side.greeted()
-        fake = side.llm
-        assert fake is not None and side.session is not None
-        side.in_job(side.session.generate_reply, user_input=ASK)
+        fake, session = side.llm, side.session
+        assert fake is not None and session is not None
+        # the greeting played, and the session committed it to its history (a moment later on a
+        # busy machine) before the caller speaks: the heard transcript keeps that order
+        await wait_until(lambda: any(m.role == "assistant" for m in session.history.messages()))
+        side.in_job(session.generate_reply, user_input=ASK)
         await wait_until(lambda: len(fake.calls) == 3, within=10)
         await wait_until(lambda: len(side.io.speaker.segments) == 2 if side.io else False)
         room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
