@@ -107,12 +107,18 @@ async def test_a_stalled_database_before_the_turn_is_a_503_at_the_deadline(
     assert await ABANDONED.settle(COMMAND_SECONDS + 3.0)
 
 
-async def test_a_database_stalled_during_a_tool_answers_the_tool_an_error_code(
-    client: Client, fault_server: FaultServer, model_server: ModelServer
-) -> None:
-    model_server.call_tool("memory_read")
+async def stalled_tool_turn(
+    client: Client,
+    fault_server: FaultServer,
+    model_server: ModelServer,
+    script: tuple[str, dict[str, Any] | None, str],
+) -> tuple[int, dict[str, Any], float]:
+    """A turn whose model calls `tool` and then answers `text`, with the database stalled
+    while the model thinks of the call; its status, body and time."""
+    tool, arguments, text = script
+    model_server.call_tool(tool, arguments)
     model_server.replies[-1].delay = 0.3  # the database stalls while the model thinks
-    model_server.answer_text("I cannot look that up right now.")
+    model_server.answer_text(text)
     asking = asyncio.create_task(turn(client))
     await wait_until(lambda: bool(model_server.requests))
     fault_server.stall()
@@ -120,7 +126,19 @@ async def test_a_database_stalled_during_a_tool_answers_the_tool_an_error_code(
         status, body, took = await asking
     finally:
         fault_server.resume()
-    print(f"\nchat turn with a stalled tool answered after {took * 1000:.0f} ms")
+    print(f"\nchat turn with a stalled {tool} answered after {took * 1000:.0f} ms")
+    return status, body, took
+
+
+async def test_a_database_stalled_during_a_tool_answers_the_tool_an_error_code(
+    client: Client, fault_server: FaultServer, model_server: ModelServer
+) -> None:
+    status, body, took = await stalled_tool_turn(
+        client,
+        fault_server,
+        model_server,
+        ("memory_read", None, "I cannot look that up right now."),
+    )
     assert status == 200
     assert body["choices"][0]["message"]["content"] == "I cannot look that up right now."
     tool_results = [m for m in model_server.requests[-1]["messages"] if m["role"] == "tool"]
@@ -151,17 +169,9 @@ async def test_a_memory_tool_mid_turn_is_bounded_by_the_routes_deadline(
     default) when the database froze mid-turn; they are within the route's deadline now, and
     the model reads the tool's error and answers."""
     tool, arguments, answer = TOOL_CALLS[case]
-    model_server.call_tool(tool, arguments)
-    model_server.replies[-1].delay = 0.3  # the database stalls while the model thinks
-    model_server.answer_text("I cannot do that right now.")
-    asking = asyncio.create_task(turn(client))
-    await wait_until(lambda: bool(model_server.requests))
-    fault_server.stall()
-    try:
-        status, body, took = await asking
-    finally:
-        fault_server.resume()
-    print(f"\nchat turn with a stalled {tool} answered after {took * 1000:.0f} ms")
+    status, body, took = await stalled_tool_turn(
+        client, fault_server, model_server, (tool, arguments, "I cannot do that right now.")
+    )
     assert status == 200, body
     assert body["choices"][0]["message"]["content"] == "I cannot do that right now."
     tool_results = [m for m in model_server.requests[-1]["messages"] if m["role"] == "tool"]
