@@ -70,7 +70,10 @@ refunds = define_agent(
     instructions="You handle refunds.",
     memory=CodeDefaults(read=True, save=False, identity_key="customerId"),
     tools=[lookup_order, issue_refund, cancel_order],
-    interrupt_on={{"issue_refund": ["approve", "edit", "reject"], "cancel_order": ["approve", "reject"]}},
+    interrupt_on={{
+        "issue_refund": ["approve", "edit", "reject"],
+        "cancel_order": ["approve", "reject"],
+    }},
 )
 other = define_agent(
     name="{OTHER}",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from chat import Decision, DecisionRow, PendingDecision, ToolRun, TurnResult, run_json
 from chat.held import MAX_MESSAGE_CHARS
+from worker.http.answers import RunDetail, ToolCallItem
 from worker.http.routes_context import timestamp
 
 Body = dict[str, Any]
@@ -96,23 +97,6 @@ def run_body(result: TurnResult) -> Body:
 
 class _Answer(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class ToolCallItem(_Answer):
-    id: str
-    name: str
-    arguments: str
-    result: str | None
-    error: str | None
-    durationMs: float
-    decision: Literal["approve", "edit", "reject"] | None
-
-
-class RunDetail(_Answer):
-    toolCalls: list[ToolCallItem]
-    promptTokens: int
-    completionTokens: int
-    durationMs: float
 
 
 class PendingItem(_Answer):
