@@ -131,7 +131,9 @@ async def test_unknown_or_unreachable_decisions_are_not_found(
     status, body = await decide(client, pending["id"], {"decision": "approve"}, key=OTHER_KEY)
     assert status == 404 and body["error"]["code"] == "decision_not_found"
     response = await client.post(
-        f"/api/chat/decisions/{pending['id']}", json={"decision": "approve"}, headers=bearer(CHAT_KEY)
+        f"/api/chat/decisions/{pending['id']}",
+        json={"decision": "approve"},
+        headers=bearer(CHAT_KEY),
     )
     assert response.status == 403  # the chat scope does not decide
     listed = await client.get("/api/chat/decisions?status=pending", headers=bearer(OTHER_KEY))
