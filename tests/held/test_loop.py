@@ -15,6 +15,7 @@ from chat import (
     ChatConfig,
     ConversationModel,
     Decision,
+    DecisionKind,
     HeldNeedsSession,
     Resume,
     Tool,
@@ -37,7 +38,10 @@ def tool(name: str, kind: Any = "agent") -> Tool:
 
 
 TOOLS = (tool("lookup"), tool("refund"), tool("cancel"), tool("ask_user", "client"))
-HELD = {"refund": frozenset({"approve", "reject"}), "cancel": frozenset({"approve"})}
+HELD: dict[str, frozenset[DecisionKind]] = {
+    "refund": frozenset({"approve", "reject"}),
+    "cancel": frozenset({"approve"}),
+}
 
 
 class Heard:

@@ -15,6 +15,7 @@ from callmemory.definition import DefinitionError, define_agent
 from callmemory.function_tools import text_tool
 from chat import (
     Decision,
+    DecisionKind,
     InvalidDecision,
     Tool,
     ToolCall,
@@ -57,8 +58,8 @@ def test_a_list_allows_every_decision_and_a_mapping_what_it_names() -> None:
 
 
 def test_only_an_agents_own_listed_tool_is_held() -> None:
-    held = {"issue_refund": frozenset({"approve"})}
-    assert held_kinds(held, REFUND) == {"approve"}
+    held: dict[str, frozenset[DecisionKind]] = {"issue_refund": frozenset({"approve"})}
+    assert held_kinds(held, REFUND) == frozenset({"approve"})
     assert held_kinds(held, None) is None  # an unknown tool runs (and fails) at once
     client = Tool("issue_refund", "", {}, _run, kind="client")
     memory = Tool("issue_refund", "", {}, _run, kind="memory")
@@ -82,7 +83,7 @@ def test_define_agent_checks_interrupt_on() -> None:
 
 
 def test_a_decision_is_checked_against_the_tool() -> None:
-    every = ("approve", "edit", "reject")
+    every: tuple[DecisionKind, ...] = ("approve", "edit", "reject")
     assert check_decision(Decision("approve"), every, REFUND, "issue_refund") is None
     edited = check_decision(
         Decision("edit", {"order_id": "A", "amount": 1}), every, REFUND, "issue_refund"
