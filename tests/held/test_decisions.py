@@ -14,7 +14,7 @@ import pytest
 from chat.held import MAX_ARGUMENTS_CHARS, MAX_MESSAGE_CHARS
 from testkit.model_server import ModelServer
 from tests.held.conftest import CHAT_KEY, DECIDER_KEY, OTHER_KEY, bearer, ran
-from tests.held.scripts import REFUND, call, calls, decide, refund, turn
+from tests.held.scripts import HEADERS, REFUND, call, calls, decide, refund, turn
 from tests.web_clients import Client
 
 
@@ -136,10 +136,20 @@ async def test_unknown_or_unreachable_decisions_are_not_found(
         headers=bearer(CHAT_KEY),
     )
     assert response.status == 403  # the chat scope does not decide
+    refund(model_server)
+    chat = {"model": "other-shop", "messages": [{"role": "user", "content": "Refund"}]}
+    response = await client.post(
+        "/v1/chat/completions", json=chat, headers=bearer(OTHER_KEY) | HEADERS
+    )
+    theirs = (await response.json())["stackbone"]["decision"]["id"]
     listed = await client.get("/api/chat/decisions?status=pending", headers=bearer(OTHER_KEY))
-    assert (await listed.json())["decisions"] == []  # another agent's key sees none
+    assert [d["id"] for d in (await listed.json())["decisions"]] == [theirs]  # its agent's only
     listed = await client.get("/api/chat/decisions?status=pending", headers=bearer(DECIDER_KEY))
-    assert [d["id"] for d in (await listed.json())["decisions"]] == [pending["id"]]
+    assert [d["id"] for d in (await listed.json())["decisions"]] == [theirs, pending["id"]]
+    one = await client.get("/api/chat/decisions?agent=refunds", headers=bearer(DECIDER_KEY))
+    assert [d["agentId"] for d in (await one.json())["decisions"]] == ["refunds"]
+    hidden = await client.get("/api/chat/decisions?agent=refunds", headers=bearer(OTHER_KEY))
+    assert hidden.status == 404
     bad = await client.get("/api/chat/decisions?status=maybe", headers=bearer(DECIDER_KEY))
     assert bad.status == 400 and (await bad.json())["error"]["field"] == "status"
 
