@@ -8,7 +8,11 @@ resolves the agent's current effective settings, selects the customer under its 
 key, offers the memory tools of the settings table, holds the session (a second turn at once is
 `SessionBusy`), runs the turn (`chat.run_turn`, streamed through `relay` when given) and records
 it. A turn is recorded only when the model's answer is complete: a turn that failed, or whose
-client went away mid-stream (the relay raised), keeps nothing and releases the session.
+client went away mid-stream (the relay raised), keeps nothing and releases the session. A turn
+that calls a held tool (`interrupt_on`) parks instead: `finish` stores the decision with the
+turn so far and marks the session pending (`chat.park`); `worker.http.decision_turns` goes on
+with it once a person decided. An `observer` hears each tool call and result as they happen
+(the AG-UI wire's events).
 """
 
 from __future__ import annotations
@@ -88,6 +92,7 @@ class WireTurn:
     identities: dict[str, str]  # checked, the wire's own identity field folded in
     header: SessionHeader | None
     options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+    client_tools: tuple[Tool, ...] = ()  # tools the client offered (`chat.client_tool`)
 
 
 async def model_agent(request: web.Request, name: str) -> AgentEntry:
@@ -164,21 +169,22 @@ async def take_turn(
         request, agent, header, wire.identities, pool=pool, lease_seconds=config.lease_seconds
     )
     held = opened.claim
+    facts = TurnFacts(
+        agent.name,
+        wire.identities,
+        wire.messages,
+        wire.options,
+        opened.settings,
+        wire.client_tools,
+    )
     try:
         turn = turn_input(
-            request,
-            definition,
-            TurnFacts(agent.name, wire.identities, wire.messages, wire.options, opened.settings),
-            earlier=opened.thread,
-            can_park=held is not None,
+            request, definition, facts, earlier=opened.thread, can_park=held is not None
         )
         model = request.app[CHAT_MODEL]
         async with kept_lease(pool, held, config.lease_seconds):
             result = await run_turn(model, turn, config.max_tool_steps, relay, observer)
         if held is not None and header is not None:
-            facts = TurnFacts(
-                agent.name, wire.identities, wire.messages, wire.options, opened.settings
-            )
             await bounded(
                 request, finish(pool, held, header=header, facts=facts, turn=turn, result=result)
             )
@@ -198,6 +204,7 @@ class TurnFacts:
     new: list[Message]
     options: dict[str, Any]
     settings: CallSettings
+    client_tools: tuple[Tool, ...] = ()
 
 
 async def finish(
@@ -224,6 +231,7 @@ async def finish(
         facts.new,
         facts.options,
         last_user_text(facts.new),
+        facts.client_tools,
     )
     result.held = await park(pool, held, parked, result)
 
@@ -240,7 +248,7 @@ def turn_input(
     settings, identities = facts.settings, facts.identities
     scope = _scope(facts.agent, settings, identities)
     user = scope.user_id if scope is not None else _customer(settings, identities)
-    tools = turn_tools(request, definition, scope)
+    tools = (*turn_tools(request, definition, scope), *facts.client_tools)
     options = (
         facts.options if definition.model is None else {**facts.options, "model": definition.model}
     )
