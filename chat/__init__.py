@@ -44,10 +44,12 @@ from chat.toolbox import (
     ToolContext,
     ToolOutcome,
     ToolRefused,
+    bind_call,
     bind_context,
     bound_context,
     run_tool_call,
     toolset,
+    unbind_call,
 )
 from chat.tools import (
     MEMORY_READ,
@@ -101,6 +103,7 @@ __all__ = [
     "TurnRow",
     "address_of",
     "attribute_identities",
+    "bind_call",
     "bind_context",
     "bind_turn",
     "bound_context",
@@ -127,4 +130,5 @@ __all__ = [
     "thread",
     "tool_specs",
     "toolset",
+    "unbind_call",
 ]
