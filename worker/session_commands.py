@@ -1,7 +1,7 @@
 """`caller-memory sessions list|show|delete`: an agent's chat sessions, as the operator routes
 (`GET`/`DELETE /api/chat/sessions/...`) show them.
 
-Each prints the route's body (`worker.http.bodies`) as JSON on stdout. The agent is a catalog
+Each prints the route's body (`worker.http.server.bodies`) as JSON on stdout. The agent is a catalog
 agent, as on the routes; an unknown agent or session is a refusal (exit 2) naming the field.
 Deleting a session never touches memory, and erasing memory never deletes a session.
 """
@@ -25,7 +25,7 @@ from chat import (
 from memory.config import MemoryConfig
 from memory.contract import ErrorInfo
 from worker.catalog import UnknownAgent, default_catalog
-from worker.http import bodies
+from worker.http.server import bodies
 from worker.memory_commands import run_with_pool
 from worker.refusal import EXIT_USAGE, Refused, refused
 
