@@ -1,7 +1,7 @@
 """One text turn on any chat wire, whatever its shape: the agent, its settings, the customer, the
 session, the bounded tool loop, the record.
 
-A wire (OpenAI Chat Completions in `routes_chat`, Anthropic Messages in `routes_messages`) reads
+A wire (OpenAI Chat Completions in `wires.openai`, Anthropic Messages in `wires.anthropic`) reads
 its own body and headers into a `WireTurn`: the agent id, the new messages in Chat Completions'
 shape, the checked identities, the session header and the model options. `take_turn` then
 resolves the agent's current effective settings, selects the customer under its fixed identity
