@@ -39,7 +39,7 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -288,7 +288,7 @@ class CallerMemory:
         return self.config if self.config is not None else load_call_config()
 
 
-def _unbinding(loop: asyncio.AbstractEventLoop) -> Callable[[], Awaitable[None]]:
+def _unbinding(loop: asyncio.AbstractEventLoop) -> Callable[[], Coroutine[None, None, None]]:
     """The job's shutdown callback: its call's tool context is no longer its loop's."""
 
     async def unbind() -> None:

@@ -1,10 +1,10 @@
 """`caller-memory sessions list|show|delete`: an agent's chat sessions, as the operator routes
 (`GET`/`DELETE /api/chat/sessions/...`) show them.
 
-Each prints the route's body (`worker.http.bodies`) as JSON on stdout. The agent is one the
-registry knows (any process that served it registered it; the project's own agents are known
-before any did), as on the routes; an unknown agent or session is a refusal (exit 2) naming the
-field.
+Each prints the route's body (`worker.http.server.bodies`) as JSON on stdout. The agent is one
+the registry knows (any process that served it registered it; the project's own agents are
+known before any did), as on the routes; an unknown agent or session is a refusal (exit 2)
+naming the field.
 Deleting a session never touches memory, and erasing memory never deletes a session.
 """
 
@@ -28,7 +28,7 @@ from memory.config import MemoryConfig
 from memory.contract import ErrorInfo
 from memory.store import registered
 from worker.catalog import UnknownAgent, default_catalog
-from worker.http import bodies
+from worker.http.server import bodies
 from worker.memory_commands import run_with_pool
 from worker.refusal import EXIT_USAGE, Refused, refused
 
