@@ -42,7 +42,7 @@ from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
 from worker.catalog import Catalog
-from worker.http.auth import parse_api_keys
+from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
 KEY = "bench-agents-key-0123456789abcdef"

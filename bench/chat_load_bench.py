@@ -43,7 +43,7 @@ from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.delay_proxy import DelayProxy
 from worker.catalog import AgentSpec, Catalog
-from worker.http.auth import parse_api_keys
+from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
 _S = "stackbone_platform"

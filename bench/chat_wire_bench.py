@@ -43,7 +43,7 @@ from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
 from worker.catalog import AgentSpec, Catalog
-from worker.http.auth import parse_api_keys
+from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
 KEY = "bench-chat-key-0123456789abcdef"

@@ -34,10 +34,12 @@ line (an outbound dial failed and the job is already ending): then do not start 
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -53,7 +55,7 @@ from callmemory.process import in_main_process, prepare_database, serves_calls
 from callmemory.registration import register_worker_agent
 from callmemory.runtime import Runtime
 from callmemory.text import TextMemory, check_tools, is_text_session
-from chat import ToolContext, bind_context
+from chat import ToolContext, bind_call, unbind_call
 from infra import tracing
 from lifecycle.call import CallSetup, MemoryCall, SessionAlreadyStarted, attach_memory, report_plan
 from lifecycle.journal import JournalSetup
@@ -208,8 +210,9 @@ class CallerMemory:
             return None
         report_plan(start.plan)
         # the call's tools read who they act for (`callmemory.tool_context()`): the session's
-        # tasks, started after this, inherit it
-        bind_context(ToolContext(self.agent_id, start.identity.user_id, "voice"))
+        # tasks, started after this, inherit it; anything else on the job's loop finds it there
+        bind_call(ToolContext(self.agent_id, start.identity.user_id, "voice"))
+        ctx.add_shutdown_callback(_unbinding(asyncio.get_running_loop()))
         setup = CallSetup(
             start,
             config.save_timeout_seconds,
@@ -283,6 +286,15 @@ class CallerMemory:
 
     def _config(self) -> CallConfig:
         return self.config if self.config is not None else load_call_config()
+
+
+def _unbinding(loop: asyncio.AbstractEventLoop) -> Callable[[], Coroutine[None, None, None]]:
+    """The job's shutdown callback: its call's tool context is no longer its loop's."""
+
+    async def unbind() -> None:
+        unbind_call(loop)
+
+    return unbind
 
 
 async def _close(runtime: Runtime) -> None:

@@ -5,7 +5,7 @@ default is written here once. Each entry point (the worker's main process and it
 entrypoint, the web process, a CLI command, `CallerMemory.from_env`) reads it once, after
 `load_env_local` completed the process environment with `.env.local` (the real environment wins
 over the file), and passes typed, frozen configs down (`callmemory.config`, `worker.config`,
-`worker.voice_settings`, `worker.http.serving`). Nothing below `callmemory` reads the
+`worker.voice_settings`, `worker.http.server.serving`). Nothing below `callmemory` reads the
 environment. Reading validates every variable at once: the `ConfigError` lists each missing or
 invalid one on its own line, naming it and the rule.
 """

@@ -71,11 +71,13 @@ from chat.toolbox import (
     ToolContext,
     ToolOutcome,
     ToolRefused,
+    bind_call,
     bind_context,
     bound_context,
     client_tool,
     run_tool_call,
     toolset,
+    unbind_call,
 )
 from chat.tools import (
     MEMORY_READ,
@@ -147,6 +149,7 @@ __all__ = [
     "address_of",
     "allowed_kinds",
     "attribute_identities",
+    "bind_call",
     "bind_context",
     "bind_turn",
     "bound_context",
@@ -184,4 +187,5 @@ __all__ = [
     "thread",
     "tool_specs",
     "toolset",
+    "unbind_call",
 ]

@@ -13,13 +13,18 @@ tool failed; the log holds the tool's name and the exception's class, never its 
 traceback) and a call past its deadline (it runs as its own task and is abandoned, never
 awaited: `infra.deadline`) each become a tool error the model sees, and the turn goes on.
 During a call `bound_context()` returns its `ToolContext`, so a tool can act for the turn's
-customer without taking it as an argument.
+customer without taking it as an argument. A voice call also binds its context to the event
+loop it runs on (`bind_call`: livekit runs one job per loop), so a tool run by a reply the
+agent's code started from a context the session never saw (a callback of its own) still finds
+the call's caller.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import json
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -53,11 +58,22 @@ class NoToolContext(LookupError):
     """`bound_context()` outside a tool call that has one."""
 
 
+_CALLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ToolContext] = (
+    weakref.WeakKeyDictionary()
+)
+"""The voice call running on each event loop (livekit runs one job per loop)."""
+
+
 def bound_context() -> ToolContext:
-    """The agent and customer of the tool call running now."""
+    """The agent and customer of the tool call running now: the task's, else the call's that
+    runs on this loop."""
     try:
         return _CONTEXT.get()
     except LookupError:
+        pass
+    try:
+        return _CALLS[asyncio.get_running_loop()]
+    except (KeyError, RuntimeError):
         raise NoToolContext("no tool call is running with a bound agent and customer") from None
 
 
@@ -65,6 +81,18 @@ def bind_context(context: ToolContext) -> None:
     """Bind the agent and customer for the tool calls of the current task and the tasks it
     starts from now on (a voice call binds them before its session starts)."""
     _CONTEXT.set(context)
+
+
+def bind_call(context: ToolContext) -> None:
+    """Bind a voice call's context for the current task and the tasks it starts, and for
+    anything else that runs on this event loop until `unbind_call`."""
+    bind_context(context)
+    _CALLS[asyncio.get_running_loop()] = context
+
+
+def unbind_call(loop: asyncio.AbstractEventLoop) -> None:
+    """The call on `loop` ended: its context is no longer the loop's."""
+    _CALLS.pop(loop, None)
 
 
 class InvalidArguments(ValueError):

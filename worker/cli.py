@@ -26,7 +26,7 @@ from infra.logs import configure_logging
 from memory.config import ConfigError
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
 from sip.job_metadata import outbound_metadata
-from worker.catalog import UnknownAgent, default_catalog
+from worker.catalog import UnknownAgent, load_catalog
 from worker.dispatcher import Dispatcher, LiveKitFailed
 from worker.docs_commands import docs_app
 from worker.memory_commands import memory_app
@@ -63,7 +63,7 @@ async def _dial(dispatcher: Dispatcher, agent: str, number: str, trunk: str) -> 
 
 @app.command()
 def dial(
-    agent: Annotated[str, typer.Option(help="agent id from the catalog")],
+    agent: Annotated[str, typer.Option(help="agent id (one `AGENTS` declares)")],
     to: Annotated[str, typer.Option(help="destination number, e.g. +34600111222")],
     trunk: Annotated[
         str | None, typer.Option(help=f"outbound trunk (default ${TRUNK_VAR})")
@@ -76,7 +76,7 @@ def dial(
         settings = voice_settings(read)
         if settings is None:
             raise ConfigError("LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are not set")
-        spec = default_catalog().get(agent)
+        spec = load_catalog(read.agents).get(agent)  # the agents `AGENTS` names
         number = check_destination(to)
         trunk_id = check_trunk_id(trunk or settings.outbound_trunk_id or "")
     except (UnknownAgent, InvalidDestination) as exc:

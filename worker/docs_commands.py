@@ -1,8 +1,8 @@
 """`caller-memory docs ...`: ingest, list, delete and search document collections.
 
-Each prints the HTTP API's body for the same request (`worker.http.document_bodies`) as JSON on
-stdout. `ingest` waits until the document is `ready` (or says why it failed). Logs carry no
-document text and no query.
+Each prints the HTTP API's body for the same request
+(`worker.http.server.document_bodies`) as JSON on stdout. `ingest` waits until the document is
+`ready` (or says why it failed). Logs carry no document text and no query.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import typer
 from memory.config import MemoryConfig
 from memory.contract import Result
 from memory.documents import DEFAULT_NAMESPACE, DEFAULT_TOP_K, Documents
-from worker.http import document_bodies as bodies
+from worker.http.server import document_bodies as bodies
 from worker.memory_commands import run_with_pool
 from worker.refusal import EXIT_USAGE, Refused, refused
 

@@ -1,9 +1,9 @@
 """`caller-memory memory ...`: migrate, add, recall, history, delete-all, search, ops and
 customers.
 
-Each prints the HTTP API's body for the same request (`worker.http.bodies`) as JSON on stdout;
-logs carry no memory text. The agent id is any memory scope (not only a catalog agent), as the
-library's API allows.
+Each prints the HTTP API's body for the same request (`worker.http.server.bodies`) as JSON on
+stdout; logs carry no memory text. The agent id is any memory scope (not only a catalog agent),
+as the library's API allows.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ from memory.store import (
     customers_after,
     ops_after,
 )
-from worker.http import bodies
-from worker.http.routes_context import wire_json
+from worker.http.server import bodies
+from worker.http.server.context import wire_json
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused, refused
 
 T = TypeVar("T")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from memory.contract import ErrorInfo
-from worker.http.statuses import status_for
+from worker.http.server.statuses import status_for
 
 EXIT_FAILED: Final = 1
 """Something else failed: the database, the model provider, LiveKit."""

@@ -1,8 +1,10 @@
 """`caller-memory sessions list|show|delete`: an agent's chat sessions, as the operator routes
 (`GET`/`DELETE /api/chat/sessions/...`) show them.
 
-Each prints the route's body (`worker.http.bodies`) as JSON on stdout. The agent is a catalog
-agent, as on the routes; an unknown agent or session is a refusal (exit 2) naming the field.
+Each prints the route's body (`worker.http.server.bodies`) as JSON on stdout. The agent is one
+the registry knows (any process that served it registered it; the project's own agents are
+known before any did), as on the routes; an unknown agent or session is a refusal (exit 2)
+naming the field.
 Deleting a session never touches memory, and erasing memory never deletes a session.
 """
 
@@ -24,30 +26,36 @@ from chat import (
 )
 from memory.config import MemoryConfig
 from memory.contract import ErrorInfo
+from memory.store import registered
 from worker.catalog import UnknownAgent, default_catalog
-from worker.http import bodies
+from worker.http.server import bodies
 from worker.memory_commands import run_with_pool
 from worker.refusal import EXIT_USAGE, Refused, refused
 
 sessions_app = typer.Typer(
     help="Operate on an agent's chat sessions (JSON on stdout).", no_args_is_help=True
 )
-AgentArg = Annotated[str, typer.Argument(help="the agent id (a catalog agent)")]
+AgentArg = Annotated[str, typer.Argument(help="the agent id (a registered agent)")]
 SessionArg = Annotated[str, typer.Argument(help="the session id (from `sessions list`)")]
 Work = Callable[[asyncpg.Pool], Awaitable[dict[str, Any]]]
 
 
-def _agent(name: str) -> str:
-    try:
-        return default_catalog().get(name).name
-    except UnknownAgent as exc:
-        raise Refused(EXIT_USAGE, f"{exc.code}: {exc.message}") from None
+async def _known(pool: asyncpg.Pool, name: str) -> None:
+    """Refuse an agent neither the registry nor this project declares (`agent_not_found`)."""
+    if any(agent.name == name for agent in default_catalog()):
+        return
+    if any(row.agent_id == name for row in await registered(pool)):
+        return
+    raise UnknownAgent()
 
 
-def _run(work: Work) -> None:
+def _run(work: Work, agent: str) -> None:
     async def with_pool(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
         try:
+            await _known(pool, agent)
             return await work(pool)
+        except UnknownAgent as exc:
+            raise Refused(EXIT_USAGE, f"{exc.code}: {exc.message}") from None
         except SessionNotFound as exc:
             raise refused(ErrorInfo(exc.code, exc.message, exc.field)) from None
 
@@ -60,35 +68,32 @@ def list_command(
     limit: Annotated[int, typer.Option(min=1, max=MAX_LIST, help="sessions to show")] = MAX_LIST,
 ) -> None:
     """An agent's sessions, most recently used first."""
-    agent = _agent(agent_id)
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
-        return bodies.sessions_body(agent, await list_sessions(pool, agent, limit))
+        return bodies.sessions_body(agent_id, await list_sessions(pool, agent_id, limit))
 
-    _run(work)
+    _run(work, agent_id)
 
 
 @sessions_app.command()
 def show(agent_id: AgentArg, session_id: SessionArg) -> None:
     """One session with its turns: user message, reply, tokens, duration, and each turn's run
     detail (its tool calls with arguments, results, errors, durations and decisions)."""
-    agent = _agent(agent_id)
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
-        row, turns = await open_session(pool, agent, check_session_id(session_id))
-        return bodies.one_session_body(agent, row, turns)
+        row, turns = await open_session(pool, agent_id, check_session_id(session_id))
+        return bodies.one_session_body(agent_id, row, turns)
 
-    _run(work)
+    _run(work, agent_id)
 
 
 @sessions_app.command()
 def delete(agent_id: AgentArg, session_id: SessionArg) -> None:
     """Delete one session and its turns (the person's memory is kept)."""
-    agent = _agent(agent_id)
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
         ident = check_session_id(session_id)
-        await delete_session(pool, agent, ident)
-        return bodies.session_deleted_body(agent, ident)
+        await delete_session(pool, agent_id, ident)
+        return bodies.session_deleted_body(agent_id, ident)
 
-    _run(work)
+    _run(work, agent_id)

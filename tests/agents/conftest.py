@@ -21,7 +21,7 @@ from tests.agents.outside import AGENTS, COLLECTION, PACKAGE, write_package
 from tests.documents.conftest import EMBEDDING_MODEL
 from tests.web_clients import AppClients, Client
 from worker.catalog import Catalog
-from worker.http.auth import ApiKey, parse_api_keys
+from worker.http.server.auth import ApiKey, parse_api_keys
 from worker.http.web import create_app
 
 ADMIN_KEY = "admin-secret-0123456789abcdefghi"

@@ -20,8 +20,8 @@ from testkit.model_server import ModelServer
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.web_clients import AppClients, Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
-from worker.http.auth import SCOPES, ApiKey, parse_api_keys
-from worker.http.serving import make_runner, start_site
+from worker.http.server.auth import SCOPES, ApiKey, parse_api_keys
+from worker.http.server.serving import make_runner, start_site
 from worker.http.web import create_app
 from worker.voice_settings import VoiceSettings
 

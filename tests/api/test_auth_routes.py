@@ -6,7 +6,7 @@ import pytest
 
 from tests.api.conftest import auth
 from tests.web_clients import Client
-from worker.http.routes_context import Route
+from worker.http.server.context import Route
 from worker.http.web import ROUTES
 
 GUARDED = [r for r in ROUTES if r.scope != "public"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.api.conftest import KEYS, raw_exchange
-from worker.http.serving import MAX_BODY_BYTES
+from worker.http.server.serving import MAX_BODY_BYTES
 
 SHORT = 5.0  # seconds to give up: the body deadline (15 s by default) is far past it
 

@@ -37,10 +37,10 @@ from tests.api.conftest import auth
 from tests.web_clients import Client
 from worker.catalog import UnknownAgent
 from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
-from worker.http import errors
-from worker.http.auth import Forbidden, Unauthenticated
-from worker.http.errors import UNEXPECTED, error_middleware, translate
-from worker.http.routes_context import BodyTimedOut, BodyTooLarge, failure_of, unwrap
+from worker.http.server import errors
+from worker.http.server.auth import Forbidden, Unauthenticated
+from worker.http.server.context import BodyTimedOut, BodyTooLarge, failure_of, unwrap
+from worker.http.server.errors import UNEXPECTED, error_middleware, translate
 from worker.identities import IdentitiesRule, InvalidIdentities
 
 SECRET = "+34600123456 said the secret"
@@ -330,22 +330,31 @@ async def test_invalid_requests_share_one_shape(
 
 # -- no route module writes an error answer ------------------------------------------------------
 
-HTTP = Path(errors.__file__).parent
-ROUTE_MODULES = sorted(HTTP.glob("routes_*.py"))
+HTTP = Path(errors.__file__).parents[1]
+# every module that answers a request: the routes, the pages, the wires' routes, the route table
+ROUTE_MODULES = sorted(
+    [
+        *HTTP.glob("routes/*.py"),
+        *HTTP.glob("console/*.py"),
+        HTTP / "wires" / "openai.py",
+        HTTP / "wires" / "anthropic.py",
+        HTTP / "server" / "context.py",
+    ]
+)
 ANSWER_WRITERS = frozenset(
     {"json_response", "set_status", "problem", "answer", "Problem", "translate"}
 )
-HEALTH_ANSWER = ("routes_health.py", 503)  # the health report's degraded state, not an error
+HEALTH_ANSWER = ("routes/health.py", 503)  # the health report's degraded state, not an error
 
 
-def violations(source: str, module: str = "routes_x.py") -> Iterator[str]:
+def violations(source: str, module: str = "routes/x.py") -> Iterator[str]:
     """Where a module builds an error answer instead of raising a failure."""
     for node in ast.walk(ast.parse(source)):
         yield from _violation(node, module)
 
 
 def _violation(node: ast.AST, module: str) -> Iterator[str]:
-    if isinstance(node, ast.ImportFrom) and node.module == "worker.http.errors":
+    if isinstance(node, ast.ImportFrom) and node.module == "worker.http.server.errors":
         yield f"{module}:{node.lineno} imports the error answer"
     if isinstance(node, ast.Dict) and any(
         isinstance(k, ast.Constant) and k.value == "error" for k in node.keys
@@ -355,7 +364,7 @@ def _violation(node: ast.AST, module: str) -> Iterator[str]:
         yield from _aiohttp_error(_name(node), module)
     if isinstance(node, ast.Call):
         called = _name(node.func)
-        if called in ANSWER_WRITERS and (module, called) != ("routes_context.py", "json_response"):
+        if called in ANSWER_WRITERS and (module, called) != ("server/context.py", "json_response"):
             yield f"{module}:{node.lineno} calls {called}"
         for status in _statuses(node):
             if status >= 400 and (module, status) != HEALTH_ANSWER:
@@ -390,18 +399,19 @@ def _statuses(call: ast.Call) -> Iterator[int]:
 
 def test_there_are_route_modules_to_check() -> None:
     assert len(ROUTE_MODULES) >= 10
-    assert HTTP / "routes_customers.py" in ROUTE_MODULES
+    assert HTTP / "routes" / "customers.py" in ROUTE_MODULES
 
 
-@pytest.mark.parametrize("path", ROUTE_MODULES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ROUTE_MODULES, ids=lambda p: p.relative_to(HTTP).as_posix())
 def test_route_modules_never_write_error_answers(path: Path) -> None:
-    assert list(violations(path.read_text("utf-8"), path.name)) == []
+    module = path.relative_to(HTTP).as_posix()
+    assert list(violations(path.read_text("utf-8"), module)) == []
 
 
 @pytest.mark.parametrize(
     "source",
     [
-        "from worker.http.errors import answer",
+        "from worker.http.server.errors import answer",
         "x = {'error': {'code': 'bad_request'}}",
         "web.json_response({}, status=200)",
         "response.set_status(404)",

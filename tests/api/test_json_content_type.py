@@ -1,5 +1,5 @@
 """Every route that reads a JSON body refuses another `Content-Type`, or none, with one 415 before
-reading it (`worker.http.routes_context.require_json`); the OpenAPI document says so."""
+reading it (`worker.http.server.context.require_json`); the OpenAPI document says so."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from tests.api.conftest import auth
 from tests.web_clients import Client
-from worker.http.openapi import document
+from worker.http.routes.openapi import document
 from worker.http.web import PAGES, ROUTES
 
 JSON_ROUTES = [

@@ -13,8 +13,8 @@ from callmemory import environment
 from infra.logs import LogFormat, record_formatter
 from memory.config import MemoryConfig
 from tests.api.conftest import auth, build_catalog
-from worker.http.access_log import AccessLogger
-from worker.http.auth import ApiKey
+from worker.http.server.access_log import AccessLogger
+from worker.http.server.auth import ApiKey
 from worker.http.web import create_app
 
 

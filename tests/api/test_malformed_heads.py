@@ -14,7 +14,7 @@ from aiohttp.http_exceptions import BadHttpMessage, InvalidHeader
 
 from infra.logs import record_formatter
 from tests.api.conftest import raw_exchange
-from worker.http.server_log import server_event
+from worker.http.server.server_log import server_event
 
 SECRET = "key-1d0e2b7c9a"
 

@@ -26,9 +26,9 @@ from tests.api.conftest import auth, build_catalog
 from tests.memory.helpers import add_op, update_op
 from tests.web_clients import AppClients, Client
 from worker.catalog import Catalog
-from worker.http.auth import ApiKey
-from worker.http.routes_documents import DOCUMENTS
-from worker.http.routes_screen import FILES as SCREEN_FILES
+from worker.http.console.screen import FILES as SCREEN_FILES
+from worker.http.server.auth import ApiKey
+from worker.http.server.context import DOCUMENTS
 from worker.http.web import create_app
 
 USER = "+34 611 22 33 44"
@@ -345,8 +345,9 @@ async def test_pages_answer_as_documented(client: Client) -> None:
 
 
 def test_request_schemas_are_the_validating_models() -> None:
-    from worker.http import routes_customers, routes_search
-    from worker.http.openapi import document
+    from worker.http.routes import customers as routes_customers
+    from worker.http.routes import search as routes_search
+    from worker.http.routes.openapi import document
     from worker.http.web import PAGES as PAGE_ROUTES
     from worker.http.web import ROUTES
 

@@ -13,7 +13,7 @@ from testkit.model_server import ModelServer
 from tests.api.conftest import auth
 from tests.memory.helpers import add_op
 from tests.web_clients import Client
-from worker.http.routes_ops import MAX_CURSOR, MAX_LIMIT
+from worker.http.routes.ops import MAX_CURSOR, MAX_LIMIT
 
 OPS = "/api/memory/ops"
 AGED = "update stackbone_platform.memory_ops set created_at = now() - interval '40 days'" + (

@@ -21,8 +21,8 @@ from tests.api.conftest import auth, build_catalog
 from tests.api.test_ops_route import AGED, learn
 from tests.memory.helpers import add_op
 from tests.web_clients import Client
-from worker.http.auth import ApiKey
-from worker.http.routes_ops_stream import OPS_STREAMS, OpsStreams
+from worker.http.routes.ops_stream import OPS_STREAMS, OpsStreams
+from worker.http.server.auth import ApiKey
 from worker.http.web import create_app
 
 STREAM = "/api/memory/ops/stream"

@@ -18,7 +18,7 @@ from testkit.model_server import ModelServer
 from tests.api.conftest import auth, build_catalog
 from tests.documents.conftest import EMBEDDING_MODEL
 from tests.web_clients import AppClients, Client
-from worker.http.auth import ApiKey
+from worker.http.server.auth import ApiKey
 from worker.http.web import create_app
 
 pytestmark = pytest.mark.pgvector  # a collection with vectors is searched

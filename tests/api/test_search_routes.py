@@ -14,7 +14,7 @@ from testkit.model_server import ModelServer
 from tests.api.conftest import auth, build_catalog
 from tests.memory.search_helpers import EMBEDDING_MODEL, remember
 from tests.web_clients import Client
-from worker.http.auth import ApiKey
+from worker.http.server.auth import ApiKey
 from worker.http.web import create_app
 
 SEARCH = "/api/memory/customers/{}/search"

@@ -17,8 +17,14 @@ import pytest
 from callmemory import environment
 from memory.config import MemoryConfig
 from tests.api.conftest import KEYS, build_catalog
-from worker.http.auth import ApiKey
-from worker.http.serving import LINGER_SECONDS, ServerLimits, make_runner, server_limits, start_site
+from worker.http.server.auth import ApiKey
+from worker.http.server.serving import (
+    LINGER_SECONDS,
+    ServerLimits,
+    make_runner,
+    server_limits,
+    start_site,
+)
 from worker.http.web import create_app
 
 

@@ -14,7 +14,7 @@ from tests.api.conftest import auth
 from tests.api.test_ops_stream import STREAM, Streams, _make_streaming, next_events
 from tests.memory.helpers import add_op
 from tests.web_clients import Client
-from worker.http.routes_ops_stream import frame
+from worker.http.routes.ops_stream import frame
 
 __all__ = ["_make_streaming"]  # the fixture, used by name
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from memory.contract import InvalidRequest, strict_json
 from tests.api.conftest import auth, raw_exchange
 from tests.web_clients import Client
-from worker.http.integers import integer_in
+from worker.http.server.integers import integer_in
 
 HUGE = "9" * 100_000
 LONG = "9" * 5_000  # past int()'s 4,300 digits, within a request line's 8,190 bytes

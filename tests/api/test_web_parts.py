@@ -10,7 +10,7 @@ from memory.contract import limits
 from memory.contract._errors import ERROR_CODES
 from memory.settings import CodeDefaults
 from worker.catalog import AgentSpec, Catalog, CatalogError, UnknownAgent, default_catalog, prompt
-from worker.http.auth import (
+from worker.http.server.auth import (
     AuthConfigError,
     Forbidden,
     Unauthenticated,
@@ -20,7 +20,7 @@ from worker.http.auth import (
     parse_api_keys,
     undeclared_agents,
 )
-from worker.http.statuses import STATUSES, code_for_status, status_for
+from worker.http.server.statuses import STATUSES, code_for_status, status_for
 
 SECRET = "s3cret-value-that-is-long-enough"
 

@@ -17,7 +17,7 @@ from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
 from tests.web_clients import AppClients, Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
-from worker.http.auth import parse_api_keys
+from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
 CHAT_KEY = "chat-secret-0123456789abcdefghij"

@@ -16,8 +16,8 @@ from chat.identities import MAX_ENTRIES, MAX_HEADER_BYTES, MAX_NAME_CHARS, MAX_V
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
 from tests.chat.conftest import CONVERSATION_MODEL, KEYS, chat_catalog, chat_headers
-from worker.http.auth import parse_api_keys
-from worker.http.serving import MAX_FIELD_BYTES, make_runner, start_site
+from worker.http.server.auth import parse_api_keys
+from worker.http.server.serving import MAX_FIELD_BYTES, make_runner, start_site
 from worker.http.web import create_app
 
 HEADER = "x-stackbone-identities"

@@ -23,7 +23,7 @@ from testkit.model_server import ModelServer
 from tests.chat.conftest import CHAT_KEY, KEYS
 from tests.web_clients import AppClients, Client
 from worker.catalog import default_catalog
-from worker.http.auth import parse_api_keys
+from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,6 +8,8 @@ import json
 import asyncpg
 
 from chat import SessionAddress, TurnRecord, claim, record, session_id
+from memory.settings import CodeDefaults
+from memory.store import Declared, register
 from tests.cli.test_caller_memory import run
 
 AGENT = "support"  # the shipped catalog's agent
@@ -22,9 +24,11 @@ RUN = {  # one tool call of the turn's run detail, decided by a person
 }
 
 
-async def kept_session(pool: asyncpg.Pool, key: str, user: str, reply: str) -> str:
-    ident = session_id("session", AGENT, key, ["bound", "customerId", user])
-    held = await claim(pool, SessionAddress(ident, "session", AGENT, key, user), 60)
+async def kept_session(
+    pool: asyncpg.Pool, key: str, user: str, reply: str, agent: str = AGENT
+) -> str:
+    ident = session_id("session", agent, key, ["bound", "customerId", user])
+    held = await claim(pool, SessionAddress(ident, "session", agent, key, user), 60)
     messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": reply}]
     await record(pool, held, TurnRecord(messages, "Hi", reply, 12, 3, 41.5, [RUN]))
     return ident
@@ -74,3 +78,17 @@ async def test_refusals_name_the_field(database_url: str) -> None:
         assert (code == 0) is ok, err
         if not ok:
             assert code == 2 and "--limit" in err
+
+
+async def test_an_agent_only_the_registry_knows(database_url: str, pool: asyncpg.Pool) -> None:
+    """A team's own agent (declared by its worker or web process, not by this project) is
+    reachable from the CLI once registered; before, it is an unknown agent."""
+    env = {"DATABASE_URL": database_url}
+    ident = await kept_session(pool, "desk", "crm/7", "Hello desk.", agent="front-desk")
+    code, out, err = await run("sessions", "show", "front-desk", ident, env=env)
+    assert (code, out) == (2, "") and err.startswith("error: agent_not_found: agentId")
+    desk = Declared("front-desk", CodeDefaults(read=True, identity_key="customerId"), (), ())
+    await register(pool, [desk], "worker desk.py", "worker")
+    code, out, err = await run("sessions", "show", "front-desk", ident, env=env)
+    assert code == 0, err
+    assert json.loads(out)["turns"][0]["reply"] == "Hello desk."

@@ -29,8 +29,8 @@ from tests.faults.route_walk import Call, calls
 from tests.faults.server import FaultServer
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.web_clients import AppClients, Client
-from worker.http import openapi
-from worker.http.auth import SCOPES, parse_api_keys
+from worker.http.routes import openapi
+from worker.http.server.auth import SCOPES, parse_api_keys
 from worker.http.web import ROUTES, create_app
 from worker.voice_settings import VoiceSettings
 

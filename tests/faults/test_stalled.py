@@ -29,7 +29,7 @@ from testkit.call_harness import AGENT, job_runtime, opening_call, seed, snapsho
 from testkit.model_server import ModelServer
 from tests.api.conftest import build_catalog
 from tests.faults.server import FaultServer
-from worker.http.auth import parse_api_keys
+from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
 BUDGET = 0.35  # the default pre-greeting budget

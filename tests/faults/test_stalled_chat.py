@@ -25,7 +25,7 @@ from testkit.fake_devices import wait_until
 from testkit.model_server import ModelServer
 from tests.chat.conftest import CONVERSATION_MODEL, KEYS, chat_catalog, chat_headers
 from tests.faults.server import FaultServer
-from worker.http.auth import parse_api_keys
+from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
 DEADLINE = 0.5  # the web process's database deadline

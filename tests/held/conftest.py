@@ -23,7 +23,7 @@ from testkit.model_server import ModelServer
 from tests.held.outside import AGENTS, PACKAGE, write_package
 from tests.web_clients import AppClients, Client, MakeClient
 from worker.catalog import Catalog
-from worker.http.auth import parse_api_keys
+from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
 CHAT_KEY = "chat-secret-0123456789abcdefghij"

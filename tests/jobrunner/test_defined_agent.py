@@ -99,3 +99,30 @@ async def test_the_definition_attached_recalls_before_greeting_and_saves_once(
     [output] = tool_outputs(answered)
     assert output == f"order A-100 of {NUMBER} at {AGENT}: shipped on Monday"  # tool_context()
     assert len(model_server.requests) == seeded + 1  # one save
+
+
+async def test_a_reply_started_outside_the_sessions_tasks_sees_the_caller(
+    job_env: None,
+    shop: AgentDefinition,
+    *,
+    room: MockRoom,
+    model_server: ModelServer,
+) -> None:
+    """A reply the agent's own code starts from a callback of its own (here: a callback the
+    job's loop runs, in a context the session never saw) runs its tool for the call's caller:
+    `tool_context()` falls back to the call running on this loop."""
+    side = FakeCallSide(room)
+    caller = participant("sip_caller", SIP, {"sip.phoneNumber": NUMBER})
+    room.join(caller)
+    side.replies = (tool_call("lookup_order", order_id="A-100"), "It shipped on Monday.")
+    model_server.answer([], "Asked about an order.")
+    async with shop_server(side, shop) as server:
+        await server.simulate_job("call-room", fake_job=True)
+        await side.greeted()
+        fake, session = side.llm, side.session
+        assert fake is not None and session is not None
+        side.in_job(session.generate_reply, instructions="Tell the caller about order A-100.")
+        await wait_until(lambda: len(fake.calls) == 3, within=10)
+        room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
+    [output] = tool_outputs(fake.calls[2].chat_ctx)
+    assert output == f"order A-100 of {NUMBER} at {AGENT}: shipped on Monday"

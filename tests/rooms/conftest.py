@@ -19,7 +19,7 @@ from memory.settings import CodeDefaults
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.web_clients import AppClients, Client, MakeClient
 from worker.catalog import AgentSpec, Catalog
-from worker.http.auth import parse_api_keys
+from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 from worker.voice_settings import VoiceSettings
 

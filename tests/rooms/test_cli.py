@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
 from sip.job_metadata import outbound_plan
+from tests.agents.outside import AGENT, AGENTS, write_package
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer, TwirpFailure
 
 pytestmark = pytest.mark.processes  # starts processes: not in `make check`
@@ -74,3 +76,17 @@ async def test_livekit_refusal_exits_1(livekit: LiveKitServer) -> None:
     code, _, err = await _run(livekit, "--agent", "support", "--to", NUMBER, "--trunk", "ST_x")
     assert code == 1
     assert "create the room" in err
+
+
+async def test_dial_reaches_the_agents_AGENTS_names(livekit: LiveKitServer, tmp_path: Path) -> None:
+    """A team's own agent (its package named by `AGENTS`) is dialled; the project's own
+    `support`, not in that package, is then an unknown agent."""
+    env = {"AGENTS": AGENTS, "PYTHONPATH": str(write_package(tmp_path))}
+    code, _, err = await _run(livekit, "--agent", AGENT, "--to", NUMBER, "--trunk", "ST_x", **env)
+    assert code == 0, err
+    [dispatch] = livekit.calls("AgentDispatchService/CreateDispatch")
+    assert dispatch.agent_name == AGENT
+    code, _, err = await _run(
+        livekit, "--agent", "support", "--to", NUMBER, "--trunk", "ST_x", **env
+    )
+    assert code == 2 and "agentId" in err

@@ -14,7 +14,7 @@ from tests.livekit_server import LiveKitServer
 from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
 from tests.rooms.conftest import KEYS
 from tests.web_clients import Client, MakeClient
-from worker.http import routes_page
+from worker.http.console import call_page
 from worker.voice_settings import VoiceSettings
 
 pytestmark = pytest.mark.processes  # starts processes: not in `make check`
@@ -60,7 +60,7 @@ async def test_call_runs_until_it_needs_livekit(
     page: Page, make_client: MakeClient, voice: VoiceSettings, livekit: LiveKitServer
 ) -> None:
     """Agents load, identities go out exactly as typed, and a failed join is shown."""
-    if not routes_page.CLIENT_JS.is_file():
+    if not call_page.CLIENT_JS.is_file():
         browser_missing("livekit-client is not installed: run `npm ci` in the repository root")
     client = await _page_client(make_client, voice, livekit)
     await page.goto(str(client.make_url("/voice/")))
@@ -115,7 +115,7 @@ async def test_missing_library_says_how_to_install(
     """Without node_modules the page says to run npm ci, and calls cannot start."""
 
     def no_library(app: web.Application) -> None:
-        app[routes_page.CLIENT_JS_PATH] = tmp_path / "missing.js"
+        app[call_page.CLIENT_JS_PATH] = tmp_path / "missing.js"
 
     client = await make_client(app_hook=no_library)
     await page.goto(str(client.make_url("/voice/")))

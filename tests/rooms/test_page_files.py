@@ -7,7 +7,7 @@ from pathlib import Path
 from aiohttp import web
 
 from tests.web_clients import Client, MakeClient
-from worker.http import routes_page
+from worker.http.console import call_page
 
 
 async def test_page_and_script_are_served_without_a_key(client: Client) -> None:
@@ -34,7 +34,7 @@ async def test_missing_library_answers_an_install_hint(
     """Without node_modules the library route is a script naming the install command."""
 
     def no_library(app: web.Application) -> None:
-        app[routes_page.CLIENT_JS_PATH] = tmp_path / "missing.js"
+        app[call_page.CLIENT_JS_PATH] = tmp_path / "missing.js"
 
     client = await make_client(app_hook=no_library)
     response = await client.get("/voice/livekit-client.umd.js")
@@ -51,7 +51,7 @@ async def test_installed_library_is_served_from_node_modules(
     library.write_text("window.LivekitClient = {};")
 
     def local_library(app: web.Application) -> None:
-        app[routes_page.CLIENT_JS_PATH] = library
+        app[call_page.CLIENT_JS_PATH] = library
 
     client = await make_client(app_hook=local_library)
     response = await client.get("/voice/livekit-client.umd.js")

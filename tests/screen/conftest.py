@@ -20,7 +20,7 @@ from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
 from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
 from worker.catalog import AgentSpec, Catalog
-from worker.http.auth import SCOPES, parse_api_keys
+from worker.http.server.auth import SCOPES, parse_api_keys
 from worker.http.web import create_app
 
 CODE_INSTRUCTIONS = "Keep the caller's products and promised follow-ups."

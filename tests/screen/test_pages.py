@@ -7,7 +7,7 @@ import re
 from tests.rooms.browser import Page
 from tests.screen.conftest import KEYS, Client, auth
 from tests.screen.screen import click, sign_in, wait_text
-from worker.http.routes_screen import FILES as SCREEN_FILES
+from worker.http.console.screen import FILES as SCREEN_FILES
 
 FILES = {
     "/memory/": "text/html",

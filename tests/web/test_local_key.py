@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from callmemory import environment
-from worker.http.auth import MIN_SECRET_CHARS, authenticate, parse_api_keys
-from worker.http.local_key import (
+from worker.http.server.auth import MIN_SECRET_CHARS, authenticate, parse_api_keys
+from worker.http.server.local_key import (
     FILE_NAME,
     LocalKeyError,
     console_url,
@@ -18,7 +18,7 @@ from worker.http.local_key import (
     listens_locally,
     load_or_create,
 )
-from worker.http.web_config import WebConfig, web_config
+from worker.http.server.web_config import WebConfig, web_config
 
 KEYS = json.dumps([{"name": "ops", "key": "k" * MIN_SECRET_CHARS, "scopes": ["memory:read"]}])
 

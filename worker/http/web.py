@@ -3,7 +3,7 @@
 `create_app` composes the routes over a pool, the agent catalog and the API keys, so tests build
 the same app over their own database. `main` reads the environment, applies migrations, offers
 the catalog's code-declared identity keys to the binding, and serves (`python -m worker.http`).
-Every failure becomes its HTTP answer in one place, `worker.http.errors`.
+Every failure becomes its HTTP answer in one place, `worker.http.server.errors`.
 """
 
 from __future__ import annotations
@@ -45,71 +45,33 @@ from worker.agent_directory import AgentDirectory
 from worker.catalog import Catalog
 from worker.dispatcher import Dispatcher
 from worker.document_recovery import recovery_running
-from worker.http import (
-    chat_opening,
-    chat_turns,
-    headers,
-    openapi,
-    routes_activity,
-    routes_chat,
-    routes_customers,
-    routes_decisions,
-    routes_documents,
-    routes_extraction,
-    routes_health,
-    routes_messages,
-    routes_ops,
-    routes_ops_stream,
-    routes_overview,
-    routes_page,
-    routes_screen,
-    routes_search,
-    routes_sessions,
-    routes_settings,
-    routes_voice,
-)
-from worker.http.auth import ApiKey, scopes_of, undeclared_agents
-from worker.http.errors import error_middleware
-from worker.http.http_metrics import PORT_VAR, metrics_app
-from worker.http.local_key import Announce, LocalKeyError, for_web
-from worker.http.routes_context import (
+from worker.http import console, routes, wires
+from worker.http.server.auth import ApiKey, scopes_of, undeclared_agents
+from worker.http.server.context import (
     API_KEYS,
     CATALOG,
     DATABASE_DEADLINE,
     DIRECTORY,
+    DOCUMENTS,
     MEMORY,
     POOL,
     Route,
     guarded,
 )
-from worker.http.serving import LIMITS, MAX_BODY_BYTES, ServerLimits, make_runner, start_site
-from worker.http.web_config import WebConfig, load_web_config
+from worker.http.server.errors import error_middleware
+from worker.http.server.headers import install as install_headers
+from worker.http.server.local_key import Announce, LocalKeyError, for_web
+from worker.http.server.metrics import PORT_VAR, metrics_app
+from worker.http.server.serving import LIMITS, MAX_BODY_BYTES, ServerLimits, make_runner, start_site
+from worker.http.server.web_config import WebConfig, load_web_config
 from worker.ops_retention import RetentionConfig, retention_running
 from worker.voice_settings import VoiceSettings
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
 
-ROUTES: tuple[Route, ...] = (
-    *routes_health.ROUTES,
-    *routes_settings.ROUTES,
-    *routes_customers.ROUTES,
-    *routes_search.ROUTES,
-    *routes_extraction.ROUTES,
-    *routes_activity.ROUTES,
-    *routes_voice.ROUTES,
-    *routes_ops.ROUTES,
-    *routes_ops_stream.ROUTES,
-    *routes_overview.ROUTES,
-    *routes_chat.ROUTES,
-    *routes_messages.ROUTES,
-    *routes_sessions.ROUTES,
-    *routes_decisions.ROUTES,
-    *routes_documents.ROUTES,
-)
-# static files of the test-call page and the Memory screen: no data and no key, so kept apart
-# from the API table
-PAGES: tuple[Route, ...] = (*routes_page.ROUTES, *routes_screen.ROUTES)
+ROUTES: tuple[Route, ...] = (*routes.ROUTES, *wires.ROUTES)
+PAGES: tuple[Route, ...] = console.PAGES
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"  # a Procfile process must listen on every interface
 DOCUMENTS_DRAIN_SECONDS = 10.0  # background ingests at shutdown; past it they stay pending
@@ -143,15 +105,15 @@ def _recovery_context(
     stale_seconds: float,
 ) -> Callable[[web.Application], AsyncIterator[None]]:
     async def running(app: web.Application) -> AsyncIterator[None]:
-        async with recovery_running(app[routes_documents.DOCUMENTS], stale_seconds):
+        async with recovery_running(app[DOCUMENTS], stale_seconds):
             yield
 
     return running
 
 
 async def _close_memory(app: web.Application) -> None:
-    await app[chat_turns.CHAT_MODEL].aclose()
-    await app[routes_documents.DOCUMENTS].aclose(grace_seconds=DOCUMENTS_DRAIN_SECONDS)
+    await app[wires.CHAT_MODEL].aclose()
+    await app[DOCUMENTS].aclose(grace_seconds=DOCUMENTS_DRAIN_SECONDS)
     await app[MEMORY].aclose()
 
 
@@ -179,17 +141,17 @@ def create_app(
     app[DIRECTORY] = AgentDirectory(catalog, agents_path)
     app[API_KEYS] = tuple(api_keys)
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
-    app[routes_documents.DOCUMENTS] = Documents(pool, memory_config)
-    app[routes_voice.DISPATCHER] = None if voice is None else Dispatcher(voice)
-    app[chat_turns.CHAT_CONFIG] = chat or ChatConfig()
-    app[chat_turns.CHAT_MODEL] = ConversationModel(app[chat_turns.CHAT_CONFIG])
-    app[chat_opening.BOUND_KEYS] = {}
-    app[routes_page.CLIENT_JS_PATH] = routes_page.CLIENT_JS
-    app[routes_health.SEARCH] = routes_health.SearchSeen()
-    app[routes_ops_stream.OPS_STREAMS] = routes_ops_stream.OpsStreams(app[LIMITS].max_ops_streams)
-    app.on_shutdown.append(routes_ops_stream.stop_streams)  # before handlers are awaited
-    app[openapi.DOCUMENT] = openapi.document((*ROUTES, openapi.ROUTE), PAGES)
-    for route in (*ROUTES, openapi.ROUTE):
+    app[DOCUMENTS] = Documents(pool, memory_config)
+    app[routes.DISPATCHER] = None if voice is None else Dispatcher(voice)
+    app[wires.CHAT_CONFIG] = chat or ChatConfig()
+    app[wires.CHAT_MODEL] = ConversationModel(app[wires.CHAT_CONFIG])
+    app[wires.BOUND_KEYS] = {}
+    app[console.CLIENT_JS_PATH] = console.CLIENT_JS
+    app[routes.SEARCH] = routes.SearchSeen()
+    app[routes.OPS_STREAMS] = routes.OpsStreams(app[LIMITS].max_ops_streams)
+    app.on_shutdown.append(routes.stop_streams)  # before handlers are awaited
+    app[routes.openapi.DOCUMENT] = routes.openapi.document((*ROUTES, routes.openapi.ROUTE), PAGES)
+    for route in (*ROUTES, routes.openapi.ROUTE):
         app.router.add_route(route.method, route.path, guarded(route))
     for page in PAGES:
         app.router.add_route(page.method, page.path, page.handler)
@@ -199,7 +161,7 @@ def create_app(
         app.cleanup_ctx.append(_retention_context(pool, retention))
     if recover_documents_after is not None:  # ingests a stopped process left pending
         app.cleanup_ctx.append(_recovery_context(recover_documents_after))
-    headers.install(app)
+    install_headers(app)
     app.on_cleanup.append(_close_memory)  # before the pool closes (registered later)
     return app
 
@@ -228,7 +190,7 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         recover_documents_after=config.documents_recover_after_seconds,
         agents_path=config.agents,
     )
-    app[routes_health.SEARCH].value = search
+    app[routes.SEARCH].value = search
 
     async def close_pool(_: web.Application) -> None:
         await database.close_pool(pool, CLOSE_SECONDS)

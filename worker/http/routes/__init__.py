@@ -1,0 +1,54 @@
+"""The API routes over memory, documents, sessions, voice and the ops log, one module per
+resource, and the OpenAPI document built from every room's route table (`openapi`).
+
+The face the app uses: `ROUTES` (in this order in the router and the OpenAPI document), the app
+keys `create_app` fills, and `openapi`.
+"""
+
+from __future__ import annotations
+
+from worker.http.routes import (
+    activity,
+    customers,
+    documents,
+    extraction,
+    health,
+    openapi,
+    ops,
+    ops_stream,
+    overview,
+    search,
+    sessions,
+    settings,
+    voice,
+)
+from worker.http.routes.health import SEARCH, SearchSeen
+from worker.http.routes.ops_stream import OPS_STREAMS, OpsStreams, stop_streams
+from worker.http.routes.voice import DISPATCHER
+from worker.http.server.context import Route
+
+ROUTES: tuple[Route, ...] = (
+    *health.ROUTES,
+    *settings.ROUTES,
+    *customers.ROUTES,
+    *search.ROUTES,
+    *extraction.ROUTES,
+    *activity.ROUTES,
+    *voice.ROUTES,
+    *ops.ROUTES,
+    *ops_stream.ROUTES,
+    *overview.ROUTES,
+    *sessions.ROUTES,
+    *documents.ROUTES,
+)
+
+__all__ = [
+    "DISPATCHER",
+    "OPS_STREAMS",
+    "ROUTES",
+    "SEARCH",
+    "OpsStreams",
+    "SearchSeen",
+    "openapi",
+    "stop_streams",
+]

@@ -1,0 +1,211 @@
+"""Document collections over HTTP: list, upload, download the original, delete and search.
+
+An upload is the document's own bytes as the body, its type in `Content-Type` (one of
+`memory.documents.CONTENT_TYPES`), `source` and an optional `title` in the query. The body is
+read here, not by aiohttp: a declared or received size past `MAX_DOCUMENT_BYTES` is refused at
+once (413), within the body deadline. Everything is checked and the text extracted before
+anything is written, so a refused upload leaves nothing; an accepted one answers 202 with the
+document `pending` and is embedded in the background (poll the document for `ready` or
+`failed`). The search query travels in the JSON body, never in the URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory.documents import (
+    CONTENT_TYPES,
+    DEFAULT_TOP_K,
+    MAX_DOCUMENT_BYTES,
+    RagTooLarge,
+)
+from worker.http.server import document_bodies as bodies
+from worker.http.server.context import (
+    DOCUMENTS,
+    BodyTimedOut,
+    ClientGone,
+    Route,
+    bounded,
+    database_bound,
+    parse_body,
+    read_json,
+    respond,
+    unwrap,
+)
+from worker.http.server.serving import LIMITS
+
+COLLECTIONS = "/api/documents/collections"
+COLLECTION = COLLECTIONS + "/{namespace}"
+DOCUMENT = "/api/documents/documents/{documentId}"
+READ_CHUNK = 64 * 1024
+
+
+class DocsSearchBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    query: str  # the documents API checks the limits and names the field
+    top_k: int = Field(default=DEFAULT_TOP_K, alias="topK")
+
+
+def _too_large() -> RagTooLarge:
+    return RagTooLarge(f"document: at most {MAX_DOCUMENT_BYTES} bytes", field="document")
+
+
+async def read_upload(request: web.Request) -> bytes:
+    """The body, at most `MAX_DOCUMENT_BYTES`, within the body deadline."""
+    if request.content_length is not None and request.content_length > MAX_DOCUMENT_BYTES:
+        raise _too_large()
+    seconds = request.app[LIMITS].body_timeout_seconds
+    received = bytearray()
+    try:
+        async with asyncio.timeout(seconds):
+            async for piece in request.content.iter_chunked(READ_CHUNK):
+                received += piece
+                if len(received) > MAX_DOCUMENT_BYTES:
+                    raise _too_large()
+    except TimeoutError:
+        raise BodyTimedOut(seconds) from None
+    except ConnectionResetError:  # gone before the whole document arrived
+        raise ClientGone() from None
+    return bytes(received)
+
+
+async def list_collections(request: web.Request) -> web.Response:
+    found = unwrap(await request.app[DOCUMENTS].collections())
+    return respond(bodies.collections_body(found))
+
+
+async def list_documents(request: web.Request) -> web.Response:
+    namespace = request.match_info["namespace"]
+    found = unwrap(await request.app[DOCUMENTS].documents(namespace))
+    return respond(bodies.documents_body(namespace, found))
+
+
+async def upload(request: web.Request) -> web.Response:
+    raw = await read_upload(request)  # the body's own deadline; then the database's
+    ingest = request.app[DOCUMENTS].ingest(
+        raw,
+        source=request.query.get("source"),
+        title=request.query.get("title"),
+        content_type=request.headers.get("Content-Type"),
+        namespace=request.match_info["namespace"],
+        wait=False,
+    )
+    doc = unwrap(await bounded(request, ingest))  # capability check, collection, pending row
+    return respond(bodies.document_body(doc), status=202)
+
+
+async def get_document(request: web.Request) -> web.Response:
+    doc = unwrap(await request.app[DOCUMENTS].document(request.match_info["documentId"]))
+    return respond(bodies.document_body(doc))
+
+
+async def download(request: web.Request) -> web.Response:
+    original = unwrap(await request.app[DOCUMENTS].original(request.match_info["documentId"]))
+    return web.Response(
+        body=original.body,
+        content_type=original.document.content_type,
+        headers={
+            "Content-Disposition": f'attachment; filename="{original.document.id}"',
+            "Cache-Control": "no-store",
+            "Content-Security-Policy": "sandbox",  # an uploaded page never runs as ours
+        },
+    )
+
+
+async def delete_document(request: web.Request) -> web.Response:
+    doc = unwrap(await request.app[DOCUMENTS].delete(request.match_info["documentId"]))
+    return respond(bodies.document_body(doc))
+
+
+async def search(request: web.Request) -> web.Response:
+    """Each database step within the database deadline, the query's embedding within the
+    model's own timeout: a slow model is `rag_model_failed`, never `rag_unavailable`."""
+    body = parse_body(DocsSearchBody, await read_json(request))
+    namespace, database = request.match_info["namespace"], database_bound(request)
+    docs = request.app[DOCUMENTS]
+    found = unwrap(await docs.retrieve(body.query, body.top_k, namespace, database=database))
+    return respond(bodies.retrieval_body(found))
+
+
+ROUTES = (
+    Route(
+        "GET",
+        COLLECTIONS,
+        list_collections,
+        "documents:read",
+        agents="shared",
+        family="documents",
+        answers=((200, bodies.Collections),),
+        summary="Every document collection with its embedding model",
+    ),
+    Route(
+        "GET",
+        f"{COLLECTION}/documents",
+        list_documents,
+        "documents:read",
+        agents="shared",
+        family="documents",
+        answers=((200, bodies.DocumentList),),
+        summary="The documents of one collection with their ingest status",
+    ),
+    Route(
+        "POST",
+        f"{COLLECTION}/documents",
+        upload,
+        "documents:write",
+        agents="shared",
+        family="documents",
+        deadline="own",  # the body within its own deadline, then the database steps within
+        # the database deadline (`bounded`); embedding runs in the background
+        answers=((202, bodies.DocumentItem),),
+        query=("source", "title"),
+        upload=CONTENT_TYPES,
+        summary="Upload a document (or replace the one of the same source); ingested after",
+    ),
+    Route(
+        "POST",
+        f"{COLLECTION}/search",
+        search,
+        "documents:read",
+        agents="shared",
+        family="documents",
+        body=DocsSearchBody,
+        deadline="own",  # the database's steps within the deadline, the model's within its own
+        answers=((200, bodies.DocumentSearch),),
+        summary="The search the agents' tool runs: nearest chunks with scores and metadata",
+    ),
+    Route(
+        "GET",
+        DOCUMENT,
+        get_document,
+        "documents:read",
+        agents="shared",
+        family="documents",
+        answers=((200, bodies.DocumentItem),),
+        summary="One document's metadata and status",
+    ),
+    Route(
+        "GET",
+        f"{DOCUMENT}/original",
+        download,
+        "documents:read",
+        agents="shared",
+        family="documents",
+        download=CONTENT_TYPES,
+        summary="The original bytes as uploaded",
+    ),
+    Route(
+        "DELETE",
+        DOCUMENT,
+        delete_document,
+        "documents:write",
+        agents="shared",
+        family="documents",
+        answers=((200, bodies.DocumentItem),),
+        summary="Delete a document with its original, chunks and vectors",
+    ),
+)

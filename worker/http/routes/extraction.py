@@ -1,0 +1,124 @@
+"""The extraction settings shared by all agents: guidance draft and publication, model choice.
+
+A saved draft never runs; only published text reaches the extractor, and blank published text
+means the built-in guidance. Nothing here can touch the compiled protocol, framing, handles,
+validation, limits, scope or erasure rules: the extractor only ever appends guidance as policy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from memory.config import DEFAULT_MODEL, DEFAULT_REASONING_EFFORT, REASONING_EFFORTS
+from memory.extraction import prompt
+from memory.settings import DraftBody, ModelBody, parse_draft, parse_model_selection
+from memory.store import ExtractionSettings
+from memory.store import extraction_settings_store as extraction_store
+from worker.http.server import answers
+from worker.http.server.context import POOL, Route, actor, read_json, respond, timestamp
+
+log = structlog.get_logger(__name__)
+PATH = "/api/memory/extraction"
+
+
+def extraction_body(settings: ExtractionSettings) -> dict[str, Any]:
+    return {
+        "model": settings.model,
+        "reasoningEffort": settings.reasoning_effort,
+        "platformDefault": {"model": DEFAULT_MODEL, "reasoningEffort": DEFAULT_REASONING_EFFORT},
+        "reasoningEfforts": list(REASONING_EFFORTS),
+        "guidance": {
+            "draft": settings.guidance_draft,
+            "draftSavedAt": timestamp(settings.draft_saved_at),
+            "published": settings.guidance_published,
+            "publishedAt": timestamp(settings.published_at),
+            "usesBuiltIn": settings.guidance_published is None,
+            "builtIn": prompt("guidance"),
+        },
+        "updatedAt": timestamp(settings.updated_at),
+    }
+
+
+async def get_extraction(request: web.Request) -> web.Response:
+    return respond(extraction_body(await extraction_store.load_extraction(request.app[POOL])))
+
+
+async def put_draft(request: web.Request) -> web.Response:
+    text = parse_draft(await read_json(request))
+    saved = await extraction_store.save_guidance_draft(request.app[POOL], text, actor(request))
+    log.info("memory.guidance_draft_saved")
+    return respond(extraction_body(saved))
+
+
+async def publish(request: web.Request) -> web.Response:
+    published = await extraction_store.publish_guidance(request.app[POOL], actor(request))
+    log.info("memory.guidance_published", built_in=published.guidance_published is None)
+    return respond(extraction_body(published))
+
+
+async def reset(request: web.Request) -> web.Response:
+    restored = await extraction_store.reset_guidance(request.app[POOL], actor(request))
+    log.info("memory.guidance_reset")
+    return respond(extraction_body(restored))
+
+
+async def put_model(request: web.Request) -> web.Response:
+    update = parse_model_selection(await read_json(request))
+    saved = await extraction_store.save_model_selection(request.app[POOL], update, actor(request))
+    log.info("memory.model_selection_saved", fields=sorted(update.fields))
+    return respond(extraction_body(saved))
+
+
+_ANSWER = ((200, answers.Extraction),)
+ROUTES = (
+    Route(
+        "GET",
+        PATH,
+        get_extraction,
+        "config:read",
+        agents="shared",
+        answers=_ANSWER,
+        summary="Shared extraction",
+    ),
+    Route(
+        "PUT",
+        f"{PATH}/guidance/draft",
+        put_draft,
+        "config:write",
+        agents="shared",
+        body=DraftBody,
+        answers=_ANSWER,
+        summary="Save the guidance draft (it does not run)",
+    ),
+    Route(
+        "POST",
+        f"{PATH}/guidance/publish",
+        publish,
+        "config:write",
+        agents="shared",
+        answers=_ANSWER,
+        summary="Publish the draft",
+    ),
+    Route(
+        "DELETE",
+        f"{PATH}/guidance",
+        reset,
+        "config:write",
+        agents="shared",
+        answers=_ANSWER,
+        summary="Back to the built-in guidance",
+    ),
+    Route(
+        "PUT",
+        f"{PATH}/model",
+        put_model,
+        "config:write",
+        agents="shared",
+        body=ModelBody,
+        answers=_ANSWER,
+        summary="Model and reasoning effort (null clears)",
+    ),
+)

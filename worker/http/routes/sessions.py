@@ -1,0 +1,81 @@
+"""Operators' view of chat sessions: an agent's sessions newest first, one session's turns, and
+deleting one.
+
+The chat wires never return a session's id; these operator routes do, as the handle to open or
+delete it. Erasing a customer's memory (`delete-all`) does not touch their sessions: a session
+is deleted here, on its own, because a thread is not a fact about a person and an operator may
+need to remove one conversation (a privacy request, a test) without erasing what memory keeps.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from chat import MAX_LIST, check_session_id, delete_session, list_sessions, open_session
+from worker.http.server import answers, bodies
+from worker.http.server.context import POOL, Route, agent_of, respond
+from worker.http.server.integers import optional_integer
+
+MAX_LIMIT = MAX_LIST
+
+
+def _limit(request: web.Request) -> int:
+    return optional_integer(request.query.get("limit"), "limit", MAX_LIMIT, 1, MAX_LIMIT)
+
+
+def _agent_id(request: web.Request) -> str:
+    return agent_of(request, request.match_info["agentId"]).name
+
+
+def _session_id(request: web.Request) -> str:
+    return check_session_id(request.match_info["sessionId"])
+
+
+async def sessions(request: web.Request) -> web.Response:
+    agent = _agent_id(request)
+    rows = await list_sessions(request.app[POOL], agent, _limit(request))
+    return respond(bodies.sessions_body(agent, rows))
+
+
+async def one_session(request: web.Request) -> web.Response:
+    agent = _agent_id(request)
+    row, turns = await open_session(request.app[POOL], agent, _session_id(request))
+    return respond(bodies.one_session_body(agent, row, turns))
+
+
+async def remove_session(request: web.Request) -> web.Response:
+    agent, ident = _agent_id(request), _session_id(request)
+    await delete_session(request.app[POOL], agent, ident)
+    return respond(bodies.session_deleted_body(agent, ident))
+
+
+ROUTES = (
+    Route(
+        "GET",
+        "/api/chat/sessions/{agentId}",
+        sessions,
+        "memory:read",
+        agents="one",
+        answers=((200, answers.ChatSessions),),
+        query=("limit",),
+        summary="An agent's chat sessions, most recently used first",
+    ),
+    Route(
+        "GET",
+        "/api/chat/sessions/{agentId}/{sessionId}",
+        one_session,
+        "memory:read",
+        agents="one",
+        answers=((200, answers.ChatSession),),
+        summary="One chat session with its turns",
+    ),
+    Route(
+        "DELETE",
+        "/api/chat/sessions/{agentId}/{sessionId}",
+        remove_session,
+        "memory:delete",
+        agents="one",
+        answers=((200, answers.ChatSessionDeleted),),
+        summary="Delete one chat session (memory erasure does not)",
+    ),
+)

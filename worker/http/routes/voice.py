@@ -1,0 +1,166 @@
+"""Voice calls from the API: browser test rooms and outbound dialing jobs.
+
+`POST /api/voice/rooms` checks the identities map, dispatches the agent into a new room and
+hands the browser a one-room token. The answer also says whether the call will have memory,
+decided by the same resolver the worker runs on the same metadata, so a missing identity shows
+up before anyone speaks. The API key's owner is never an identity: only the map (and a scalar
+`customerId`) reach the metadata. `POST /api/voice/calls` dispatches an agent that will dial a
+number; the number is checked, never logged, and becomes the callee's identity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field
+
+from lifecycle.identity import resolve_identity
+from memory.contract import limits
+from memory.store import load_settings
+from sip.caller import Caller
+from sip.dialing import InvalidDestination, check_destination, check_trunk_id
+from sip.job_metadata import browser_metadata, outbound_metadata, parse_job_metadata
+from worker.dispatcher import Dispatcher, VoiceNotConfigured
+from worker.http.server import answers
+from worker.http.server.context import (
+    POOL,
+    Route,
+    agent_of,
+    bounded,
+    parse_body,
+    reachable_agents,
+    read_json,
+    respond,
+    timestamp,
+)
+from worker.identities import check_identities, merge_customer_id
+
+DISPATCHER: web.AppKey[Dispatcher | None] = web.AppKey("dispatcher")
+_AGENT_ID = Field(alias="agentId", min_length=1, max_length=limits.MAX_AGENT_ID_CHARS)
+
+
+class RoomBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    agent_id: str = _AGENT_ID
+    identities: Any = None  # checked by worker.identities, which names each rule
+    customer_id: Any = Field(default=None, alias="customerId")
+
+
+class CallBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    agent_id: str = _AGENT_ID
+    phone_number: Any = Field(alias="phoneNumber")  # checked by sip.dialing
+    trunk_id: Any = Field(default=None, alias="trunkId")
+
+
+def _dispatcher(request: web.Request) -> Dispatcher:
+    dispatcher = request.app.get(DISPATCHER)
+    if dispatcher is None:
+        raise VoiceNotConfigured()
+    return dispatcher
+
+
+async def _memory_outlook(request: web.Request, agent_id: str, metadata: str) -> dict[str, Any]:
+    """What the worker will decide for a browser participant with this metadata."""
+    stored = await bounded(request, load_settings(request.app[POOL], agent_id))
+    key = None if stored.binding is None else stored.binding.identity_key
+    identity = resolve_identity(key, Caller(is_sip=False), parse_job_metadata(metadata))
+    return {
+        "identityKey": key,
+        "enabled": identity.user_id is not None,
+        "reason": None if identity.reason is None else identity.reason.value,
+    }
+
+
+async def open_room(request: web.Request) -> web.Response:
+    dispatcher = _dispatcher(request)
+    body = parse_body(RoomBody, await read_json(request))
+    agent = agent_of(request, body.agent_id)
+    identities = merge_customer_id(check_identities(body.identities), body.customer_id)
+    metadata = browser_metadata(identities)
+    outlook = await _memory_outlook(request, agent.name, metadata)
+    room = await dispatcher.open_test_room(agent.name, metadata)
+    answer = {
+        "agentId": agent.name,
+        "roomName": room.room_name,
+        "url": room.url,
+        "token": room.token,
+        "participantIdentity": room.participant_identity,
+        "expiresAt": timestamp(room.expires_at),
+        "dispatchId": room.dispatch_id,
+        "memory": outlook,
+    }
+    return respond(answer, status=201)
+
+
+def _trunk(given: object, dispatcher: Dispatcher) -> object:
+    if given is not None:
+        return given
+    if dispatcher.settings.outbound_trunk_id is None:
+        raise InvalidDestination("trunkId", "required: SIP_OUTBOUND_TRUNK_ID is not configured")
+    return dispatcher.settings.outbound_trunk_id
+
+
+async def start_call(request: web.Request) -> web.Response:
+    dispatcher = _dispatcher(request)
+    body = parse_body(CallBody, await read_json(request))
+    agent = agent_of(request, body.agent_id)
+    number = check_destination(body.phone_number)
+    trunk = check_trunk_id(_trunk(body.trunk_id, dispatcher))
+    call = await dispatcher.start_outbound(agent.name, outbound_metadata(number, trunk), trunk)
+    answer = {
+        "agentId": agent.name,
+        "roomName": call.room_name,
+        "dispatchId": call.dispatch_id,
+        "trunkId": call.trunk_id,
+    }
+    return respond(answer, status=202)
+
+
+async def list_agents(request: web.Request) -> web.Response:
+    """The declared agents and their identity keys, for the test-call page's picker."""
+    agents = []
+    for agent in reachable_agents(request):
+        stored = await load_settings(request.app[POOL], agent.name)
+        key = None if stored.binding is None else stored.binding.identity_key
+        agents.append({"agentId": agent.name, "identityKey": key})
+    return respond({"agents": agents})
+
+
+ROUTES = (
+    Route(
+        "GET",
+        "/api/voice/agents",
+        list_agents,
+        "voice:rooms",
+        agents="listing",
+        answers=((200, answers.VoiceAgents),),
+        summary="Agents for the test-call page",
+    ),
+    # these two also wait on LiveKit: only their database reads are bounded (by `bounded`)
+    Route(
+        "POST",
+        "/api/voice/rooms",
+        open_room,
+        "voice:rooms",
+        agents="one",
+        deadline="own",
+        body=RoomBody,
+        answers=((201, answers.Room),),
+        summary="A browser test room with the agent dispatched",
+    ),
+    Route(
+        "POST",
+        "/api/voice/calls",
+        start_call,
+        "voice:calls",
+        agents="one",
+        deadline="own",
+        body=CallBody,
+        answers=((202, answers.OutboundCall),),
+        summary="Start an outbound call",
+    ),
+)

@@ -1,0 +1,373 @@
+"""What every route module shares: typed app state, the route table entry, JSON in and out.
+
+A route is registered only through `Route`, which must name a scope (or say it is public), so no
+route is open by accident, and what it reaches of the agents (`AgentReach`), so no route forgets
+a key that reaches only some agents: an `{agentId}` in the path is checked here before the
+handler, other routes resolve agents only through `agent_of` and `reachable_agents`.
+
+The wrapper authenticates and authorizes before the handler runs and
+leaves the caller's key on the request for the activity log; a route that reads JSON refuses
+another `Content-Type` there (415), and its failures leave in its family's codes
+(`worker.http.server.families`). Then the handler runs inside the
+app's database deadline (`infra.deadline`): past it the answer is 503 `memory_unavailable` at
+once, and the handler's database work is abandoned to the background. A route that also waits
+on another service (LiveKit, a model) says `deadline="own"` and bounds each database step with
+`bounded` (or hands a call `database_bound`), so a slow service is never blamed on the database.
+Routes never answer a failure themselves: they raise it (`unwrap` raises a memory envelope's
+error as the failure the core raised) and `worker.http.server.errors` writes the one error answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any, Literal, TypeVar
+
+import asyncpg
+from aiohttp import web
+from pydantic import BaseModel, ValidationError
+
+from infra.deadline import Bound, Deadline, Late, within
+from memory.api import Memory
+from memory.contract import (
+    CapabilityUnavailable,
+    Conflict,
+    ErrorInfo,
+    InvalidModelOutput,
+    InvalidRequest,
+    MemoryFailure,
+    ModelFailed,
+    PersistFailed,
+    Result,
+    SchemaMissing,
+    Unavailable,
+    strict_json,
+)
+from memory.documents import RAG_FAILURES, Documents
+from worker.agent_directory import AgentDirectory, AgentEntry
+from worker.catalog import Catalog, UnknownAgent
+from worker.http.server.auth import (
+    API_KEY_HEADER,
+    ApiKey,
+    Forbidden,
+    Scope,
+    authenticate,
+    authorize,
+)
+from worker.http.server.families import Family, in_family
+from worker.http.server.serving import LIMITS
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+POOL = web.AppKey("pool", asyncpg.Pool)
+CATALOG = web.AppKey("catalog", Catalog)
+DIRECTORY = web.AppKey("agent_directory", AgentDirectory)
+API_KEYS: web.AppKey[tuple[ApiKey, ...]] = web.AppKey("api_keys")
+MEMORY = web.AppKey("memory", Memory)
+DOCUMENTS = web.AppKey("documents", Documents)  # the collections routes' and the wires' search_docs
+DATABASE_DEADLINE = web.AppKey("database_deadline_seconds", float)
+CALLER = web.RequestKey("caller", ApiKey)
+
+
+AgentReach = Literal["one", "listing", "shared"]
+"""What a guarded route touches of the agents, which decides what a key restricted to some agents
+gets: `one`: one agent named in the path, query or body, resolved with `agent_of` (another agent
+is the same 404 as an unknown one); `listing`: several agents, read through `reachable_agents`;
+`shared`: state of every agent (shared extraction settings, document collections), refused to a
+restricted key with 403. Public routes reach none (`None`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    method: str
+    path: str
+    handler: Handler
+    scope: Scope | Literal["public"]
+    deadline: Literal["route", "own"] = "route"  # "own": the handler bounds its database work
+    # what it reaches of the agents: required of every guarded route (`_check_route`)
+    agents: AgentReach | None = None
+    # for the OpenAPI document (`worker.http.routes.openapi`): the model that validates the JSON
+    # body,
+    # the success answers by status (`worker.http.server.answers`), the query parameters it reads
+    body: type[BaseModel] | None = None
+    answers: tuple[tuple[int, type[BaseModel]], ...] = ()
+    query: tuple[str, ...] = ()
+    summary: str = ""
+    upload: tuple[str, ...] = ()  # media types of a raw (non-JSON) request body
+    download: tuple[str, ...] = ()  # media types of a raw 200 answer
+    api_key_header: bool = False  # the key may also come as `x-api-key` (Anthropic's clients)
+    errors: type[BaseModel] | None = None  # the error answer's model, if not the common one
+    family: Family = "memory"  # whose codes its failures carry (`worker.http.server.families`)
+
+
+class BodyTimedOut(Exception):
+    """The request body did not arrive within the body deadline (408; the connection closes)."""
+
+    code = "request_timeout"
+    field = "body"
+
+    def __init__(self, seconds: float) -> None:
+        self.message = f"body: not received within {seconds:g} seconds"
+        super().__init__(self.message)
+
+
+class ClientGone(Exception):
+    """The client closed its connection before its body arrived: nobody waits for an answer.
+    Answered (to no one) and counted as 499, nginx's "client closed request", and logged at
+    info as `web.client_gone`: a client's abort is never a server failure (5xx)."""
+
+    code = "client_closed_request"
+    field = "body"
+    message = "body: the client closed the connection before sending all of it"
+
+
+class BodyTooLarge(Exception):
+    """The declared `Content-Length` is past the body limit: 413 before any of the body is read
+    (the connection closes, so the body is never waited for)."""
+
+    code = "payload_too_large"
+    field = "body"
+
+    def __init__(self, limit: int, declared: int) -> None:
+        self.message = f"body: at most {limit} bytes, Content-Length says {declared}"
+        super().__init__(self.message)
+
+
+JSON_TYPE = "application/json"
+
+
+class NotJson(Exception):
+    """A route that reads a JSON body was sent another `Content-Type`, or none (415, before any
+    of the body is read)."""
+
+    code = "unsupported_media_type"
+    field = "Content-Type"
+
+    def __init__(self) -> None:
+        self.message = f"Content-Type: must be {JSON_TYPE}"
+        super().__init__(self.message)
+
+
+def require_json(request: web.Request) -> None:
+    """The one check of a JSON route's `Content-Type` (its parameters, the charset, are
+    `read_json`'s); aiohttp reads a missing header as `application/octet-stream`."""
+    if request.content_type != JSON_TYPE:
+        raise NotJson()
+
+
+class RouteTableError(ValueError):
+    """A route's declaration contradicts itself; raised when the app is composed."""
+
+
+def _check_route(route: Route) -> None:
+    if (route.scope == "public") != (route.agents is None):
+        raise RouteTableError(f"{route.method} {route.path}: a guarded route must name its agents")
+    if "{agentId}" in route.path and route.agents != "one":
+        raise RouteTableError(f"{route.method} {route.path}: an agent in the path reaches one")
+
+
+def guarded(route: Route) -> Handler:
+    """The route's handler behind authentication, its scope check and the database deadline."""
+    _check_route(route)
+    scope = route.scope
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        try:
+            return await checked(request)
+        except MemoryFailure as failure:  # the web layer's shared steps, in the family's codes
+            raise in_family(failure, route.family) from None
+
+    async def checked(request: web.Request) -> web.StreamResponse:
+        if scope != "public":
+            keys = request.app[API_KEYS]
+            api_key = request.headers.get(API_KEY_HEADER) if route.api_key_header else None
+            key = authenticate(keys, request.headers.get("Authorization"), api_key)
+            authorize(key, scope)
+            request[CALLER] = key
+            if route.agents == "shared" and key.restricted:
+                raise Forbidden(SHARED_REFUSED)
+            if route.agents != "shared":  # registered agents, read again about once a second
+                await bounded(request, request.app[DIRECTORY].refresh(request.app[POOL]))
+            if (agent_id := request.match_info.get("agentId")) is not None:
+                await find_agent(request, agent_id)  # before the handler: another is unknown
+        if route.body is not None:  # a route that reads JSON reads nothing else
+            require_json(request)
+        if route.deadline == "own":
+            return await route.handler(request)
+        if request.can_read_body:
+            await read_body(request)  # a slow upload is not the database's time (kept for later)
+        return await bounded(request, route.handler(request))
+
+    return handle
+
+
+async def bounded(request: web.Request, work: Awaitable[T]) -> T:
+    """Database work of one request, within the app's deadline; past it `memory_unavailable`."""
+    deadline = Deadline.after(request.app[DATABASE_DEADLINE])
+    try:
+        return await within(deadline, work, step="http")
+    except Late:
+        raise Unavailable("the database did not answer within the deadline") from None
+
+
+def database_bound(request: web.Request) -> Bound:
+    """`bounded` for this request, one database step at a time: what a route whose call also
+    waits on a model (a search's query embedding) hands the call, so the database's steps are
+    within the deadline and the model keeps its own timeout (a slow model is never blamed on the
+    database, nor a frozen database waited for)."""
+
+    def bound(step: Awaitable[T]) -> Awaitable[T]:
+        return bounded(request, step)
+
+    return bound
+
+
+SHARED_REFUSED = (
+    "this API key reaches only some agents; what all agents share needs a key that reaches all"
+)
+
+
+def agent_of(request: web.Request, agent_id: str) -> AgentEntry:
+    """The registered agent of that id, if the caller's key reaches it; else `UnknownAgent`
+    (404), the same answer whether the agent is not registered or not the key's."""
+    key = request.get(CALLER)
+    if key is not None and not key.reaches(agent_id):
+        raise UnknownAgent()
+    return request.app[DIRECTORY].get(agent_id)
+
+
+async def find_agent(request: web.Request, agent_id: str) -> AgentEntry:
+    """`agent_of`, reading the registry again first when the agent is not known yet (a worker
+    may have registered it since the last read)."""
+    directory: AgentDirectory = request.app[DIRECTORY]
+    if not directory.knows(agent_id):
+        await bounded(request, directory.refresh(request.app[POOL], max_age=0))
+    return agent_of(request, agent_id)
+
+
+def reachable_agents(request: web.Request) -> list[AgentEntry]:
+    """The registered agents, in registration order, that the caller's key reaches."""
+    key = request.get(CALLER)
+    directory: AgentDirectory = request.app[DIRECTORY]
+    return [agent for agent in directory.entries() if key is None or key.reaches(agent.name)]
+
+
+async def forget_agent(request: web.Request, agent: AgentEntry) -> bool:
+    """Remove a reachable agent from the registry (never its memory) and read it again."""
+    removed: bool = await request.app[DIRECTORY].remove(request.app[POOL], agent.name)
+    return removed
+
+
+def restricted_to(request: web.Request) -> list[str] | None:
+    """The ids of the reachable agents when the key is restricted; None when it reaches all."""
+    key = request.get(CALLER)
+    if key is None or not key.restricted:
+        return None
+    return [agent.name for agent in reachable_agents(request)]
+
+
+def actor(request: web.Request) -> str:
+    """Who is calling, by API key name (never the key itself)."""
+    return request[CALLER].name
+
+
+_FAILURES: Mapping[str, type[MemoryFailure]] = MappingProxyType(
+    {
+        failure.code: failure
+        for failure in (
+            MemoryFailure,
+            InvalidRequest,
+            ModelFailed,
+            InvalidModelOutput,
+            Conflict,
+            PersistFailed,
+            SchemaMissing,
+            Unavailable,
+            CapabilityUnavailable,
+        )
+    }
+    | {failure.code: failure for failure in RAG_FAILURES}
+)
+
+
+def failure_of(error: ErrorInfo) -> MemoryFailure:
+    """An envelope's error as the typed failure the memory core raised (an unknown code: base)."""
+    return _FAILURES.get(error.code, MemoryFailure)(error.message, field=error.field)
+
+
+def unwrap(result: Result[T]) -> T:
+    """The envelope's data; its error is raised as the same failure a store raises directly."""
+    if result.error is not None:
+        raise failure_of(result.error)
+    assert result.data is not None
+    return result.data
+
+
+JSON_CHARSETS = frozenset({"utf-8", "utf8"})
+"""JSON travels as UTF-8 (RFC 8259 section 8.1): any other declared charset is refused."""
+
+
+async def read_body(request: web.Request) -> bytes:
+    """The whole body within the body deadline (aiohttp keeps it: later reads are free); a
+    declared length past the limit is refused before a byte of it is read."""
+    limit, declared = request.client_max_size, request.content_length
+    if declared is not None and declared > limit:
+        raise BodyTooLarge(limit, declared)
+    seconds = request.app[LIMITS].body_timeout_seconds
+    try:
+        async with asyncio.timeout(seconds):
+            return await request.read()
+    except TimeoutError:
+        raise BodyTimedOut(seconds) from None
+    except ConnectionResetError:  # aiohttp's "Connection lost" while the body was owed
+        raise ClientGone() from None
+
+
+async def read_json(request: web.Request) -> object:
+    """The request body as strict JSON (`memory.contract.strict_json`); every refusal is a 400.
+
+    The body is decoded here rather than by `request.text()`, which raises on an unknown
+    charset or bytes that are not UTF-8 instead of saying which rule the body broke.
+    """
+    charset = request.charset
+    if charset is not None and charset.lower() not in JSON_CHARSETS:
+        raise InvalidRequest("Content-Type: the charset must be utf-8", field="Content-Type")
+    raw = await read_body(request)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidRequest("body: must be UTF-8 text", field="body") from None
+    try:
+        return strict_json.loads(text)
+    except strict_json.JsonRejected as rejected:
+        field = rejected.path or "body"
+        raise InvalidRequest(f"{field}: {rejected.rule}", field=field) from None
+
+
+def parse_body(model: type[M], body: object) -> M:
+    """Validate a body against a pydantic model; the first error names its field."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False, include_input=False)[0]
+        field = ".".join(str(part) for part in error["loc"]) or "body"
+        raise InvalidRequest(f"{field}: {error['msg']}", field=field) from None
+
+
+def timestamp(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def respond(body: Mapping[str, Any], status: int = 200) -> web.Response:
+    return web.json_response(body, status=status, dumps=wire_json)
+
+
+def wire_json(value: Any, **options: Any) -> str:
+    """JSON text for a response (`memory.contract.strict_json.utf8_json`: a lone surrogate a
+    model wrote travels as its `\\u` escape)."""
+    return strict_json.utf8_json(value, **options)

@@ -1,0 +1,193 @@
+"""The one translation at the HTTP boundary: every failure a route can meet becomes one answer.
+
+Routes never build error answers; they raise. Validation raises `InvalidRequest`, stores raise
+their `MemoryFailure`s, `unwrap` raises a memory envelope's error as the same typed failure, the
+database deadline raises `Unavailable`, the voice path, the catalog and the key check raise their
+own coded failures, and aiohttp raises `HTTPException`s. `error_middleware` catches them all and
+`translate` turns each into a `Problem`; `answer` writes it as `{"error": {code, message,
+field}}` with the status `worker.http.server.statuses` gives the code. A coded failure's message
+names fields and rules, never user content; anything else is a 500 `internal_error` that says
+nothing and is logged by type only (a database error can quote the values it rejected).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeAlias
+
+import structlog
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from chat import (
+    ChatModelFailed,
+    DecisionNotFound,
+    DecisionPending,
+    DecisionTaken,
+    HeldNeedsSession,
+    InvalidDecision,
+    SessionBusy,
+    SessionNotFound,
+)
+from memory.contract import MemoryFailure
+from sip.dialing import InvalidDestination
+from worker.agent_directory import AgentNotLoaded
+from worker.catalog import UnknownAgent
+from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
+from worker.http.server.auth import AuthFailure
+from worker.http.server.context import (
+    BodyTimedOut,
+    BodyTooLarge,
+    ClientGone,
+    NotJson,
+    respond,
+)
+from worker.http.server.failures import ModelNotFound, StreamsFull
+from worker.http.server.statuses import INTERNAL_ERROR, code_for_status, status_for
+from worker.identities import InvalidIdentities
+
+log = structlog.get_logger(__name__)
+
+CodedFailure: TypeAlias = (
+    MemoryFailure
+    | BodyTimedOut
+    | BodyTooLarge
+    | ClientGone
+    | NotJson
+    | UnknownAgent
+    | AgentNotLoaded
+    | AuthFailure
+    | InvalidIdentities
+    | InvalidDestination
+    | LiveKitFailed
+    | VoiceNotConfigured
+    | ModelNotFound
+    | ChatModelFailed
+    | SessionBusy
+    | SessionNotFound
+    | DecisionPending
+    | DecisionTaken
+    | DecisionNotFound
+    | HeldNeedsSession
+    | InvalidDecision
+    | StreamsFull
+)
+"""The failures whose code, message and field may reach the client as they are."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One error answer before it is written: what the body says and how the reply travels."""
+
+    code: str
+    message: str
+    field: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()  # beside the JSON type, e.g. `Allow`
+    close: bool = False  # close the connection after answering (the rest of a body is unread)
+
+    @property
+    def status(self) -> int:
+        return status_for(self.code)
+
+
+UNEXPECTED: Final = Problem(INTERNAL_ERROR, "internal error")
+"""The answer to any exception that is not a typed failure: nothing of it reaches the client."""
+
+
+def translate(failure: Exception) -> Problem:
+    """The answer to a failure a route raised (an `HTTPException` below 400 is not a failure)."""
+    if isinstance(failure, CodedFailure):
+        close = isinstance(failure, BodyTimedOut | BodyTooLarge | ClientGone)
+        retry = (("Retry-After", "1"),) if isinstance(failure, StreamsFull) else ()
+        return Problem(failure.code, failure.message, failure.field, retry, close)
+    if isinstance(failure, web.HTTPException):
+        allow = failure.headers.get("Allow")
+        headers = () if allow is None else (("Allow", allow),)
+        return Problem(code_for_status(failure.status), failure.reason, headers=headers)
+    return UNEXPECTED
+
+
+OPENAI_PREFIX: Final = "/v1/"
+"""Paths of the OpenAI-compatible wire: their errors also carry OpenAI's `type` and `param`."""
+ANTHROPIC_PATH: Final = "/v1/messages"
+"""The Anthropic Messages wire: its errors are in Anthropic's shape."""
+Wire = Literal["plain", "openai", "anthropic"]
+
+
+def wire_of(path: str) -> Wire:
+    """Which error shape a path answers in."""
+    if path == ANTHROPIC_PATH:
+        return "anthropic"
+    return "openai" if path.startswith(OPENAI_PREFIX) else "plain"
+
+
+def _openai_type(status: int) -> str:
+    if status == 401:
+        return "authentication_error"
+    if status == 403:
+        return "permission_error"
+    if status == 404:
+        return "not_found_error"
+    return "invalid_request_error" if status < 500 else "server_error"
+
+
+_ANTHROPIC_TYPES: Final = {
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    504: "timeout_error",
+}
+
+
+def _anthropic_type(status: int) -> str:
+    default = "invalid_request_error" if status < 500 else "api_error"
+    return _ANTHROPIC_TYPES.get(status, default)
+
+
+def error_body(problem: Problem, wire: Wire = "plain") -> dict[str, Any]:
+    """The error's JSON body: ours (`code`, `message`, `field`), on the OpenAI wire with its
+    `type` and `param` too, on the Anthropic wire inside Anthropic's envelope with its `type`,
+    so each wire's clients read it as their own."""
+    error: dict[str, object] = {
+        "code": problem.code,
+        "message": problem.message,
+        "field": problem.field,
+    }
+    if wire == "openai":
+        error |= {"type": _openai_type(problem.status), "param": problem.field}
+    if wire == "anthropic":
+        return {"type": "error", "error": {"type": _anthropic_type(problem.status), **error}}
+    return {"error": error}
+
+
+def answer(problem: Problem, *, wire: Wire = "plain") -> web.Response:
+    """The JSON error answer; a 401 also names the scheme the API takes."""
+    response = respond(error_body(problem, wire), status=problem.status)
+    for name, value in problem.headers:
+        response.headers[name] = value
+    if response.status == 401:
+        response.headers["WWW-Authenticate"] = "Bearer"
+    if problem.close:
+        response.force_close()
+    return response
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every route's failures go through `translate`; redirects pass through untouched."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return answer(translate(exc), wire=wire_of(request.path))
+    except ClientGone as gone:  # the client's abort: info, and 499 in the access line
+        log.info("web.client_gone", method=request.method)
+        return answer(translate(gone), wire=wire_of(request.path))
+    except Exception as exc:
+        problem = translate(exc)
+        if problem is UNEXPECTED:  # no traceback: database errors can quote rejected values
+            log.error("web.unhandled_error", error_type=type(exc).__name__, method=request.method)
+        return answer(problem, wire=wire_of(request.path))

@@ -1,0 +1,31 @@
+"""Coded failures that a room raises and the one translation (`errors`) must know by type.
+
+They live here, below the rooms, so `errors` imports no room: the wires raise `ModelNotFound`,
+the ops stream raises `StreamsFull`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class ModelNotFound(LookupError):
+    """`model` names no agent of the catalog (404, as the wires answer an unknown model)."""
+
+    code: ClassVar[str] = "model_not_found"
+
+    def __init__(self) -> None:
+        self.message = "model: no agent with this id is declared"
+        self.field: str | None = "model"
+        super().__init__(self.message)
+
+
+class StreamsFull(Exception):
+    """As many ops streams are open in this process as it allows (503)."""
+
+    code: ClassVar[str] = "server_busy"
+    field: ClassVar[None] = None
+
+    def __init__(self, limit: int) -> None:
+        self.message = f"at most {limit} ops streams are open at once; retry shortly"
+        super().__init__(self.message)
