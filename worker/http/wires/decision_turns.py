@@ -43,10 +43,17 @@ from chat import (
 )
 from chat.decisions import DecisionRow
 from worker.catalog import UnknownAgent
-from worker.http.server.context import DIRECTORY, POOL, agent_of, bounded
+from worker.http.server.context import POOL, agent_of, bounded
 from worker.http.server.errors import translate
 from worker.http.wires.openai_body import SessionHeader
-from worker.http.wires.turns import CHAT_CONFIG, CHAT_MODEL, TurnFacts, finish, turn_input
+from worker.http.wires.turns import (
+    CHAT_CONFIG,
+    CHAT_MODEL,
+    TurnFacts,
+    definition_of,
+    finish,
+    turn_input,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -79,7 +86,7 @@ async def continue_turn(
     row = await reachable_decision(request, decision_id)
     if row.status != "pending":
         raise DecisionTaken()
-    definition = request.app[DIRECTORY].definition(row.turn.agent_id)
+    definition = definition_of(request, agent_of(request, row.turn.agent_id))
     facts = _facts(row)
     turn = turn_input(request, definition, facts, earlier=[], can_park=True)
     tool = toolset(turn.tools).get(row.pending.tool)

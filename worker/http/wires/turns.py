@@ -143,6 +143,13 @@ def last_user_text(messages: list[Message]) -> str:
     return _text(users[-1]) if users else ""
 
 
+def definition_of(request: web.Request, agent: AgentEntry) -> AgentDefinition:
+    """The definition of an agent the guard resolved (`AgentNotLoaded` when this process
+    cannot load it)."""
+    definition: AgentDefinition = request.app[DIRECTORY].definition(agent.name)
+    return definition
+
+
 async def take_turn(
     request: web.Request,
     wire: WireTurn,
@@ -152,7 +159,7 @@ async def take_turn(
     """Run one turn of a wire; the session (if any) is held for it and released after it, or
     marked pending when the turn parked on a held tool (`result.held`)."""
     agent = await model_agent(request, wire.agent)
-    definition = request.app[DIRECTORY].definition(agent.name)  # or: cannot be loaded here
+    definition = definition_of(request, agent)
     pool, config = request.app[POOL], request.app[CHAT_CONFIG]
     header = wire.header
     opened = await open_wire_turn(
