@@ -1,7 +1,7 @@
 """Held tools' decisions over HTTP (scope `decisions`): list them, read one, decide one.
 
 `POST /api/chat/decisions/{decisionId}` answers with the continued turn
-(`worker.http.decision_turns.continue_turn`): the decided call's result, the reply, and `held`
+(`worker.http.wires.decision_turns.continue_turn`): the decided call's result, the reply, and `held`
 when the turn parked again. A key that does not reach the decision's agent gets the same 404
 as an unknown decision.
 """
