@@ -77,7 +77,8 @@ def list_command(
 
 @sessions_app.command()
 def show(agent_id: AgentArg, session_id: SessionArg) -> None:
-    """One session with its turns: user message, reply, tokens, duration."""
+    """One session with its turns: user message, reply, tokens, duration, and each turn's run
+    detail (its tool calls with arguments, results, errors, durations and decisions)."""
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
         row, turns = await open_session(pool, agent_id, check_session_id(session_id))
