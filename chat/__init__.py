@@ -62,7 +62,7 @@ from chat.tools import (
     run_tool,
     tool_specs,
 )
-from chat.turn import TurnInput, TurnResult, run_turn
+from chat.turn import ToolObserver, TurnInput, TurnResult, run_turn
 
 __all__ = [
     "CUSTOMER_ID",
@@ -91,6 +91,7 @@ __all__ = [
     "Tool",
     "ToolContext",
     "ToolName",
+    "ToolObserver",
     "ToolOutcome",
     "ToolRefused",
     "ToolScope",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -26,6 +26,16 @@ from chat.toolbox import Tool, ToolContext, run_tool_call, toolset
 
 log = structlog.get_logger(__name__)
 Message = dict[str, Any]
+
+
+class ToolObserver(Protocol):
+    """Who sees each tool call of a turn as it happens (a wire streaming them)."""
+
+    async def tool_call(self, call_id: str, name: str, arguments: str) -> None: ...
+
+    async def tool_result(
+        self, call_id: str, content: str, duration_ms: float, error: str | None
+    ) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +90,7 @@ async def run_turn(
     turn: TurnInput,
     max_tool_steps: int,
     relay: Relay | None = None,
+    observer: ToolObserver | None = None,
 ) -> TurnResult:
     started = time.perf_counter()
     result = TurnResult()
@@ -100,7 +111,13 @@ async def run_turn(
         result.added.append(_assistant_with_calls(step))
         for call in step.tool_calls:
             result.tool_calls.append(call.name if call.name in tools else "unknown")
+            if observer is not None:
+                await observer.tool_call(call.id, call.name, call.arguments)
+            began = time.perf_counter()
             outcome = await run_tool_call(tools, turn.context, call.name, call.arguments)
+            if observer is not None:
+                took = (time.perf_counter() - began) * 1000
+                await observer.tool_result(call.id, outcome.output, took, outcome.error)
             if outcome.error is not None:
                 result.tool_errors.append(outcome.error)
             result.added.append(

@@ -29,6 +29,7 @@ from chat import (
     Relay,
     Tool,
     ToolContext,
+    ToolObserver,
     ToolScope,
     TurnInput,
     TurnRecord,
@@ -144,7 +145,12 @@ def last_user_text(messages: list[Message]) -> str:
     return _text(users[-1]) if users else ""
 
 
-async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -> TurnResult:
+async def take_turn(
+    request: web.Request,
+    wire: WireTurn,
+    relay: Relay | None,
+    observer: ToolObserver | None = None,
+) -> TurnResult:
     """Run one turn of a wire; the session (if any) is held for it and released after it."""
     agent = await model_agent(request, wire.agent)
     definition = request.app[DIRECTORY].definition(agent.name)  # or: cannot be loaded here
@@ -160,7 +166,7 @@ async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -
         )
         model = request.app[CHAT_MODEL]
         async with kept_lease(pool, held, config.lease_seconds):
-            result = await run_turn(model, turn, config.max_tool_steps, relay)
+            result = await run_turn(model, turn, config.max_tool_steps, relay, observer)
         if held is not None:
             await bounded(request, record(pool, held, _record(header, turn, result, wire)))
             held = None  # released by the record
