@@ -14,6 +14,7 @@ client went away mid-stream (the relay raised), keeps nothing and releases the s
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -83,6 +84,9 @@ class WireTurn:
     identities: dict[str, str]  # checked, the wire's own identity field folded in
     header: SessionHeader | None
     options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+    # the new messages given the session's thread, for a wire whose client resends its whole
+    # history (AG-UI); None: `messages` are the new ones
+    reconcile: Callable[[list[Message]], list[Message]] | None = None
 
 
 async def model_agent(request: web.Request, name: str) -> AgentEntry:
@@ -193,9 +197,8 @@ def _turn_input(
         wire.options if definition.model is None else {**wire.options, "model": definition.model}
     )
     context = ToolContext(agent.name, user)
-    return TurnInput(
-        agent.name, definition.instructions, earlier, wire.messages, context, tools, options
-    )
+    new = wire.messages if wire.reconcile is None else wire.reconcile(earlier)
+    return TurnInput(agent.name, definition.instructions, earlier, new, context, tools, options)
 
 
 def _record(
@@ -204,7 +207,7 @@ def _record(
     kept = [*turn.new, *result.added] if header is not None and header.kind == "session" else []
     return TurnRecord(
         kept,
-        last_user_text(wire.messages),
+        last_user_text(turn.new),
         result.reply,
         result.prompt_tokens,
         result.completion_tokens,
