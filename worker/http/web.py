@@ -54,6 +54,7 @@ from worker.http import (
     routes_agui,
     routes_chat,
     routes_customers,
+    routes_decisions,
     routes_documents,
     routes_extraction,
     routes_health,
@@ -104,6 +105,7 @@ ROUTES: tuple[Route, ...] = (
     *routes_chat.ROUTES,
     *routes_messages.ROUTES,
     *routes_sessions.ROUTES,
+    *routes_decisions.ROUTES,
     *routes_documents.ROUTES,
     *routes_agui.ROUTES,
 )
