@@ -1,4 +1,5 @@
-"""The text wires: OpenAI Chat Completions (`openai`) and Anthropic Messages (`anthropic`) over
+"""The text wires: OpenAI Chat Completions (`openai`), Anthropic Messages (`anthropic`) and AG-UI
+(`agui`: its body `agui_body`, its events `agui_stream`, its resumes `agui_resume`) over
 the one turn every wire shares (`turns`: settings, customer, session, tool loop, record),
 opened by `opening` and streamed by `stream`; each wire reads its own body
 (`openai_body`, `anthropic_body`). Held tools' decisions (`decisions`, the routes) continue a
@@ -12,13 +13,13 @@ The face the app uses: `ROUTES`, and the app keys `create_app` fills; other wire
 from __future__ import annotations
 
 from worker.http.server.context import Route
-from worker.http.wires import anthropic, decisions, openai
+from worker.http.wires import agui, anthropic, decisions, openai
 from worker.http.wires.decision_bodies import held_member
 from worker.http.wires.decision_turns import continue_turn
 from worker.http.wires.opening import BOUND_KEYS
 from worker.http.wires.turns import CHAT_CONFIG, CHAT_MODEL, WireTurn, take_turn
 
-ROUTES: tuple[Route, ...] = (*openai.ROUTES, *anthropic.ROUTES, *decisions.ROUTES)
+ROUTES: tuple[Route, ...] = (*openai.ROUTES, *anthropic.ROUTES, *agui.ROUTES, *decisions.ROUTES)
 
 __all__ = [
     "BOUND_KEYS",

@@ -18,6 +18,7 @@ with it once a person decided. An `observer` hears each tool call and result as 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ from callmemory.definition import AgentDefinition
 from callmemory.documents import docs_text_tool
 from callmemory.function_tools import text_tool
 from chat import (
+    RESERVED,
     ChatConfig,
     Claim,
     ConversationModel,
@@ -51,6 +53,7 @@ from chat import (
     run_turn,
     select_customer,
 )
+from memory.contract import InvalidRequest
 from memory.settings import CallSettings
 from worker.agent_directory import AgentEntry
 from worker.catalog import UnknownAgent
@@ -83,6 +86,9 @@ class WireTurn:
     header: SessionHeader | None
     options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
     client_tools: tuple[Tool, ...] = ()  # tools the client offered (`chat.client_tool`)
+    # the new messages given the session's thread, for a wire whose client resends its whole
+    # history (AG-UI); None: `messages` are the new ones
+    reconcile: Callable[[list[Message]], list[Message]] | None = None
 
 
 async def model_agent(request: web.Request, name: str) -> AgentEntry:
@@ -166,15 +172,11 @@ async def take_turn(
         request, agent, header, wire.identities, pool=pool, lease_seconds=config.lease_seconds
     )
     held = opened.claim
-    facts = TurnFacts(
-        agent.name,
-        wire.identities,
-        wire.messages,
-        wire.options,
-        opened.settings,
-        wire.client_tools,
-    )
     try:
+        new = wire.messages if wire.reconcile is None else wire.reconcile(opened.thread)
+        facts = TurnFacts(
+            agent.name, wire.identities, new, wire.options, opened.settings, wire.client_tools
+        )
         turn = turn_input(
             request, definition, facts, earlier=opened.thread, can_park=held is not None
         )
@@ -245,7 +247,10 @@ def turn_input(
     settings, identities = facts.settings, facts.identities
     scope = _scope(facts.agent, settings, identities)
     user = scope.user_id if scope is not None else _customer(settings, identities)
-    tools = (*turn_tools(request, definition, scope), *facts.client_tools)
+    tools = (
+        *turn_tools(request, definition, scope),
+        *_client_tools(definition, facts.client_tools),
+    )
     options = (
         facts.options if definition.model is None else {**facts.options, "model": definition.model}
     )
@@ -261,6 +266,17 @@ def turn_input(
         definition.interrupt_on,
         can_park,
     )
+
+
+def _client_tools(definition: AgentDefinition, client: tuple[Tool, ...]) -> tuple[Tool, ...]:
+    """The client's tools, none named like a server tool the agent may offer (its own, the
+    memory tools, `search_docs`): such a clash is a 400 naming `tools[i].name`."""
+    taken = {*RESERVED, "search_docs", *(tool.name for tool in own_tools(definition))}
+    for i, tool in enumerate(client):
+        if tool.name in taken:
+            field = f"tools[{i}].name"
+            raise InvalidRequest(f"{field}: names a tool of the server's", field=field)
+    return client
 
 
 def turn_record(
