@@ -67,10 +67,29 @@ function describeThread() {
   $("playground-thread").textContent = `Thread ${conv.threadId} · ${origin}${who ? ` · ${who}` : ""}`;
 }
 
+const identityKey = () => state.settings?.binding?.identityKey ?? "customerId";
+
+// the customer field: editable until the conversation has a turn (a thread's identities never
+// change: other identities would address another session)
+function drawCustomer() {
+  const field = $("playground-customer");
+  field.disabled = conv.items.length > 0 || conv.earlier.length > 0;
+  if (field.disabled) field.value = Object.values(conv.identities).join(", ");
+  $("playground-identity-key").textContent = identityKey();
+}
+
+function takeCustomer() {
+  const value = $("playground-customer").value.trim();
+  if (conv.items.length || conv.earlier.length || !value) return;
+  conv = { ...conv, identities: { [identityKey()]: value } };
+  describeThread();
+}
+
 function start(next) {
   controller?.abort();
   conv = next;
   drawn.clear();
+  drawCustomer();
   $("playground-agent").textContent = conv.agent;
   $("playground-log").replaceChildren(...earlierNodes(conv.earlier));
   describeThread();
@@ -139,11 +158,16 @@ async function attempt(resume, undo) {
 
 async function send(text) {
   const id = newId();
+  takeCustomer();
   conv = addUser(conv, id, text);
+  drawCustomer();
   draw();
   show(`Sent to ${conv.agent}; the reply streams in below.`);
   await attempt(undefined, () => { // refused: nothing was recorded, the text goes back
     conv = { ...conv, items: conv.items.filter((item) => item.id !== id) };
+    if (!conv.items.length && !conv.earlier.length) conv = { ...conv, identities: {} };
+    describeThread();
+    drawCustomer();
     drawn.get(id)?.node.remove();
     drawn.delete(id);
     $("playground-message").value = text;
