@@ -26,13 +26,14 @@ memory is on, or a tool named `search_docs` beside collections stops the process
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from livekit.agents import llm
 
-from chat import DEFAULT_TOOL_SECONDS, check_reserved
+from chat import DEFAULT_TOOL_SECONDS, DecisionKind, allowed_kinds, check_reserved
 from memory.config import ConfigError
 from memory.contract import limits
 from memory.documents import NAMESPACE_PATTERN
@@ -64,6 +65,10 @@ class AgentDefinition:
     collections: tuple[str, ...] = ()
     model: str | None = None
     tool_seconds: float = DEFAULT_TOOL_SECONDS
+    # held tools: a call waits for a person's decision (`chat.held`); not part of the hash
+    interrupt_on: Mapping[str, frozenset[DecisionKind]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False
+    )
 
     @property
     def tool_names(self) -> tuple[str, ...]:
@@ -80,8 +85,12 @@ def define_agent(
     collections: Iterable[str] = (),
     model: str | None = None,
     tool_seconds: float = DEFAULT_TOOL_SECONDS,
+    interrupt_on: Iterable[str] | Mapping[str, Iterable[str]] = (),
 ) -> AgentDefinition:
-    """An agent definition, checked now; `DefinitionError` names the field and the rule."""
+    """An agent definition, checked now; `DefinitionError` names the field and the rule.
+
+    `interrupt_on`: the agent's own tools whose calls wait for a person's decision, as a list
+    (approve, edit and reject allowed) or a mapping of tool name to the decisions allowed."""
     defaults = memory or CodeDefaults()
     definition = AgentDefinition(
         name=name,
@@ -91,9 +100,28 @@ def define_agent(
         collections=tuple(collections),
         model=model,
         tool_seconds=tool_seconds,
+        interrupt_on=_interrupt_on(name, interrupt_on),
     )
     check_definition(definition)
     return definition
+
+
+def _interrupt_on(
+    agent: str, given: Iterable[str] | Mapping[str, Iterable[str]]
+) -> Mapping[str, frozenset[DecisionKind]]:
+    """The held tools as a read-only mapping; each tool's decisions checked here."""
+    if isinstance(given, str):
+        raise DefinitionError(f"agent {agent!r}: interrupt_on: a list of tool names or a mapping")
+    pairs = given.items() if isinstance(given, Mapping) else ((n, None) for n in given)
+    held: dict[str, frozenset[DecisionKind]] = {}
+    for tool, kinds in pairs:
+        if not isinstance(tool, str):
+            raise DefinitionError(f"agent {agent!r}: interrupt_on: tool names are strings")
+        try:
+            held[tool] = allowed_kinds([kinds] if isinstance(kinds, str) else kinds)
+        except (ValueError, TypeError) as problem:
+            raise DefinitionError(f"agent {agent!r}: interrupt_on.{tool}: {problem}") from None
+    return MappingProxyType(held)
 
 
 def _tools(agent: str, given: tuple[Any, ...]) -> tuple[llm.FunctionTool[..., Any], ...]:
@@ -144,5 +172,10 @@ def check_definition(definition: AgentDefinition) -> None:
         raise DefinitionError(
             f"agent {name!r}: tool_seconds: more than 0 and at most {MAX_TOOL_SECONDS:g}"
         )
+    for tool in definition.interrupt_on:
+        if tool not in names:
+            raise DefinitionError(
+                f"agent {name!r}: interrupt_on: {tool} is not one of the agent's own tools"
+            )
     if definition.model is not None and not definition.model.strip():
         raise DefinitionError(f"agent {name!r}: model: must be non-empty when given")

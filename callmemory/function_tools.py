@@ -67,7 +67,17 @@ def text_tool(
             raise ToolRefused(refused.message) from None
         return value if isinstance(value, str) else _text(value)
 
-    return Tool(schema["name"], schema["description"], schema["parameters"], run, deadline_seconds)
+    def check(raw_arguments: str) -> object:
+        return _arguments(fn, raw_arguments)
+
+    return Tool(
+        schema["name"],
+        schema["description"],
+        schema["parameters"],
+        run,
+        deadline_seconds,
+        check=check,
+    )
 
 
 def _text(value: object) -> str:

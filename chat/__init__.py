@@ -8,6 +8,32 @@ its turns with `bind_turn`. The identities map's rules are in `chat.identities`.
 
 from chat.binding import TurnBinding, attribute_identities, bind_turn
 from chat.config import ChatConfig
+from chat.decisions import (
+    Decided,
+    DecisionRow,
+    HeldTurn,
+    check_decision_id,
+    decide,
+    decision_json,
+    list_decisions,
+    mark_failed,
+    park,
+    read_decision,
+)
+from chat.held import (
+    DECISION_KINDS,
+    Decision,
+    DecisionKind,
+    DecisionNotFound,
+    DecisionPending,
+    DecisionTaken,
+    HeldNeedsSession,
+    InvalidDecision,
+    PendingDecision,
+    allowed_kinds,
+    check_decision,
+    held_kinds,
+)
 from chat.identity import (
     CUSTOMER_ID,
     SessionKind,
@@ -16,7 +42,8 @@ from chat.identity import (
     session_id,
     session_scope,
 )
-from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay
+from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay, ToolCall
+from chat.progress import run_json
 from chat.session_claim import Claim, ClaimLost, OpenedTurn, address_of, open_turn, renew
 from chat.session_lease import LEASE_SECONDS, kept_lease
 from chat.sessions import (
@@ -62,10 +89,12 @@ from chat.tools import (
     run_tool,
     tool_specs,
 )
-from chat.turn import TurnInput, TurnResult, run_turn
+from chat.turn import Resume, ToolObserver, TurnInput, TurnResult, run_turn
+from chat.turn_result import ToolRun
 
 __all__ = [
     "CUSTOMER_ID",
+    "DECISION_KINDS",
     "DEFAULT_TOOL_SECONDS",
     "LEASE_SECONDS",
     "MAX_LIST",
@@ -78,21 +107,36 @@ __all__ = [
     "Claim",
     "ClaimLost",
     "ConversationModel",
+    "Decided",
+    "Decision",
+    "DecisionKind",
+    "DecisionNotFound",
+    "DecisionPending",
+    "DecisionRow",
+    "DecisionTaken",
+    "HeldNeedsSession",
+    "HeldTurn",
     "InvalidArguments",
+    "InvalidDecision",
     "NoToolContext",
     "OpenedTurn",
+    "PendingDecision",
     "Relay",
     "ReservedToolName",
+    "Resume",
     "SessionAddress",
     "SessionBusy",
     "SessionKind",
     "SessionNotFound",
     "SessionRow",
     "Tool",
+    "ToolCall",
     "ToolContext",
     "ToolName",
+    "ToolObserver",
     "ToolOutcome",
     "ToolRefused",
+    "ToolRun",
     "ToolScope",
     "TurnBinding",
     "TurnInput",
@@ -100,23 +144,34 @@ __all__ = [
     "TurnResult",
     "TurnRow",
     "address_of",
+    "allowed_kinds",
     "attribute_identities",
     "bind_context",
     "bind_turn",
     "bound_context",
+    "check_decision",
+    "check_decision_id",
     "check_reserved",
     "check_session_id",
     "claim",
+    "decide",
+    "decision_json",
     "delete_session",
+    "held_kinds",
     "kept_lease",
+    "list_decisions",
     "list_sessions",
+    "mark_failed",
     "memory_tools",
     "offered_tools",
     "open_session",
     "open_turn",
+    "park",
+    "read_decision",
     "record",
     "release",
     "renew",
+    "run_json",
     "run_tool",
     "run_tool_call",
     "run_turn",

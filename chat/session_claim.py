@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Final
 
 import structlog
 
+from chat.held import DecisionPending
 from chat.identity import SessionKind, scope_user, session_customers, session_id, session_scope
 from infra.deadline import Deadline, Late, within
 from memory.contract import MemoryFailure, PersistFailed, Unavailable
@@ -51,7 +52,7 @@ _CLAIMED = """claimed as (
   on conflict (id) do update
     set busy_until = excluded.busy_until, claim = c.claim + 1,
         identities = excluded.identities, customers = excluded.customers
-    where c.busy_until is null or c.busy_until < now()
+    where (c.busy_until is null or c.busy_until < now()) and c.pending_decision is null
   returning c.claim, c.turns)"""
 _KEPT = f"""kept as (
   select count(*) as n, coalesce(jsonb_agg(t.messages order by t.position), '[]') as messages
@@ -65,6 +66,7 @@ _OPEN = (
         " (select n from kept) as kept_turns, (select messages from kept) as kept"
     )
 )
+_PENDING = f"select pending_decision::text from {_S}.chat_sessions where id = $1"
 _THREAD = f"select messages from {_S}.chat_turns where session_id = $1 order by position"
 _RELEASE = f"update {_S}.chat_sessions set busy_until = null where id = $1 and claim = $2"
 _RENEW = f"""update {_S}.chat_sessions set busy_until = now() + make_interval(secs => $3)
@@ -75,8 +77,8 @@ _RECORD = f"""with done as (
    where id = $1 and claim = $2
   returning turns - 1 as position)
 insert into {_S}.chat_turns (session_id, position, messages, user_message, reply,
-    prompt_tokens, completion_tokens, duration_ms)
-select $1, position, $3::jsonb, $4, $5, $6, $7, $8 from done
+    prompt_tokens, completion_tokens, duration_ms, run)
+select $1, position, $3::jsonb, $4, $5, $6, $7, $8, $9::jsonb from done
 returning position"""
 
 
@@ -126,6 +128,7 @@ class TurnRecord:
     prompt_tokens: int
     completion_tokens: int
     duration_ms: float
+    run: list[dict[str, Any]] = field(default_factory=list)  # the run detail (`chat.progress`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +194,7 @@ async def open_turn(
     if bound != predicted_key:
         return OpenedTurn(settings), bound
     if row["claim_token"] is None:
-        raise SessionBusy()
+        raise await _refused(db, a.id)
     claim = Claim(a.id, row["claim_token"], sent)
     kept = _flat(row["kept"])
     if a.kind == "session" and row["kept_turns"] != row["claim_turns"]:
@@ -221,8 +224,16 @@ async def claim(db: Queryable, address: SessionAddress, lease_seconds: float) ->
     async with translated(Unavailable, "session claim"):
         row = await db.fetchrow(_CLAIM, *_claim_arguments(a, lease_seconds))
     if row is None:
-        raise SessionBusy()
+        raise await _refused(db, a.id)
     return Claim(a.id, row["claim"], sent)
+
+
+async def _refused(db: Queryable, session_id: str) -> SessionBusy | DecisionPending:
+    """Why a claim was refused: a decision pending on the session, or another turn running
+    (read only after a refused claim: ordinary turns never pay for it)."""
+    async with translated(Unavailable, "session pending"):
+        pending: str | None = await db.fetchval(_PENDING, session_id)
+    return SessionBusy() if pending is None else DecisionPending(pending)
 
 
 async def thread(db: Queryable, session_id: str) -> list[dict[str, Any]]:
@@ -270,6 +281,7 @@ async def record(db: Queryable, held: Claim, turn: TurnRecord) -> None:
             turn.prompt_tokens,
             turn.completion_tokens,
             turn.duration_ms,
+            json.dumps(stored_json(turn.run), ensure_ascii=False),
         )
     if position is None:
         raise ClaimLost()

@@ -24,7 +24,7 @@ from chat.session_claim import (
     thread,
 )
 from memory.contract import PersistFailed, Unavailable
-from memory.store import Queryable, read_text, translated
+from memory.store import Queryable, read_json, read_text, translated
 
 __all__ = [  # the turn's side is re-exported from `chat.session_claim`
     "MAX_LIST",
@@ -54,7 +54,7 @@ _LIST = f"""select {_COLUMNS}
 _ONE = f"""select {_COLUMNS}
   from {_S}.chat_sessions where agent_id = $1 and id = $2"""
 _TURNS = f"""select position, user_message, reply, prompt_tokens, completion_tokens,
-       duration_ms, created_at
+       duration_ms, created_at, run
   from {_S}.chat_turns where session_id = $1 order by position"""
 _DELETE = f"delete from {_S}.chat_sessions where agent_id = $1 and id = $2"
 
@@ -96,6 +96,7 @@ class TurnRow:
     completion_tokens: int
     duration_ms: float
     created_at: datetime
+    run: list[dict[str, Any]]  # the run detail: each tool call (`chat.progress.run_json`)
 
 
 def _session(r: Any) -> SessionRow:
@@ -131,10 +132,15 @@ async def open_session(
 
 def _turn(r: Any) -> TurnRow:
     kept = dict(r)
+    run = kept["run"]
     return TurnRow(
         **(
             kept
-            | {"user_message": read_text(kept["user_message"]), "reply": read_text(kept["reply"])}
+            | {
+                "user_message": read_text(kept["user_message"]),
+                "reply": read_text(kept["reply"]),
+                "run": read_json(json.loads(run) if isinstance(run, str) else run),
+            }
         )
     )
 

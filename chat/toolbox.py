@@ -33,7 +33,7 @@ log = structlog.get_logger(__name__)
 DEFAULT_TOOL_SECONDS: Final = 10.0
 """How long one call of an agent's tool may run before the model is told it timed out."""
 ToolErrorCode = Literal[
-    "unknown_tool", "invalid_arguments", "tool_refused", "tool_failed", "tool_timeout"
+    "unknown_tool", "invalid_arguments", "tool_refused", "tool_failed", "tool_timeout", "rejected"
 ]
 
 
@@ -76,6 +76,11 @@ class ToolRefused(Exception):
 
 
 Run = Callable[[ToolContext, str], Awaitable[str]]
+Check = Callable[[str], object]
+"""Checks raw arguments by the tool's own rules without running it (`InvalidArguments`)."""
+ToolKind = Literal["memory", "agent", "documents", "client"]
+"""`client`: a tool the client offered (AG-UI `tools`): the turn never runs it, it ends with
+the call for the client to answer (`chat.run_turn`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +90,8 @@ class Tool:
     parameters: dict[str, Any]
     run: Run
     deadline_seconds: float = DEFAULT_TOOL_SECONDS
-    kind: Literal["memory", "agent", "documents"] = "agent"
+    kind: ToolKind = "agent"
+    check: Check | None = None  # checks edited arguments of a held call
 
     def spec(self) -> dict[str, Any]:
         """The tool in Chat Completions' `tools` shape."""

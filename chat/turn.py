@@ -5,27 +5,38 @@ The turn's tools are `chat.toolbox.Tool`s: the memory tools, the agent's own fun
 and `search_docs`, all run by `run_tool_call` with the turn's bound `ToolContext`, so a failing,
 slow or misused tool becomes a tool error the model reads and the turn goes on.
 At most `max_tool_steps` model requests are offered the tools; the request after them is
-offered none, so every turn ends in an answer. With a relay every step is streamed and each text
-delta reaches the relay as the model writes it; the tool rounds run here, between steps. The
-reply is all the text the model wrote in the turn (a model rarely writes text beside its tool
-calls; when it does, a streaming client has already seen it, so both wires say it). Nothing
-of the messages, tool arguments or tool results is logged: the turn's log line holds counts,
+offered none, so every turn ends in an answer, unless it stops for someone else:
+- a call of a held tool (`interrupt_on`, `chat.held`) parks the turn: the step's earlier calls
+  ran, the held one waits with the step's later calls (`result.parked`), and the caller stores
+  it (`chat.decisions`); `run_turn(..., resume=...)` goes on from there once a person decided,
+  and a later held call of the same turn parks it again. A turn that cannot wait (no session)
+  raises `HeldNeedsSession` before any call of that step runs.
+- a call of a client's tool (`Tool.kind == "client"`) is not run: the turn ends after its
+  step's other calls ran, with the calls in `result.client_calls` (`finish_reason`
+  `tool_calls`), for the client to answer on its next turn.
+With a relay every step is streamed and each text delta reaches the relay as the model writes
+it; an observer hears each call once the model wrote it and each result with its duration.
+Each call is kept in `result.run` (arguments, result, error, duration, decision). Nothing of
+the messages, tool arguments or tool results is logged: the turn's log line holds counts,
 tool names, tool error codes and tokens.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
-from chat.model import ConversationModel, Relay, Step
-from chat.toolbox import Tool, ToolContext, run_tool_call, toolset
+from chat.held import Decision, DecisionKind, HeldNeedsSession, held_kinds, ordered, rejection
+from chat.model import ConversationModel, Relay, Step, ToolCall
+from chat.toolbox import Tool, ToolContext, ToolOutcome, run_tool_call, toolset
+from chat.turn_result import Message, Parked, ToolRun, TurnResult
 
+__all__ = ["Resume", "ToolObserver", "TurnInput", "TurnResult", "run_turn"]
 log = structlog.get_logger(__name__)
-Message = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,21 +46,39 @@ class TurnInput:
     thread: list[Message]  # earlier turns of a kept session
     new: list[Message]  # what the client sent this time
     context: ToolContext  # the agent and customer the tools act for
-    tools: tuple[Tool, ...] = ()  # memory, the agent's own, search_docs
+    tools: tuple[Tool, ...] = ()  # memory, the agent's own, search_docs, the client's
     options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+    interrupt_on: Mapping[str, frozenset[DecisionKind]] = field(default_factory=dict)
+    can_park: bool = False  # a session can wait for a decision; without one a held call fails
 
 
-@dataclass
-class TurnResult:
-    reply: str = ""
-    added: list[Message] = field(default_factory=list)  # assistant and tool messages
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    steps: int = 0
-    tool_calls: list[str] = field(default_factory=list)  # tool names only
-    tool_errors: list[str] = field(default_factory=list)  # error codes of failed calls
-    duration_ms: float = 0.0
-    finish_reason: str = "stop"  # the last step's: "stop", or "length" past max tokens
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """Go on with a parked turn: its progress and the decision on its parked call (`edited`:
+    the checked arguments of an edit)."""
+
+    progress: TurnResult
+    decision: Decision
+    edited: str | None = None
+
+
+class ToolObserver(Protocol):
+    async def tool_call(self, call_id: str, name: str, arguments: str) -> None: ...
+
+    async def tool_result(
+        self, call_id: str, content: str, duration_ms: float, error: str | None
+    ) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Loop:
+    """What every step of one turn shares."""
+
+    model: ConversationModel
+    turn: TurnInput
+    tools: dict[str, Tool]
+    relay: Relay | None
+    observer: ToolObserver | None
 
 
 def _assistant_with_calls(step: Step) -> Message:
@@ -63,16 +92,109 @@ def _assistant_with_calls(step: Step) -> Message:
     }
 
 
-async def _step(
-    model: ConversationModel,
-    messages: list[Message],
-    offer: list[dict[str, Any]] | None,
-    relay: Relay | None,
-    options: dict[str, Any],
-) -> Step:
-    if relay is None:
-        return await model.step(messages, offer, **options)
-    return await model.stream_step(messages, offer, relay, **options)
+def _edited(added: list[Message], call_id: str, arguments: str) -> list[Message]:
+    """The thread additions with one call's arguments replaced (an edit runs what the person
+    wrote, and the thread says so)."""
+
+    def call(c: Message) -> Message:
+        if c.get("id") != call_id:
+            return c
+        return c | {"function": c["function"] | {"arguments": arguments}}
+
+    return [
+        m | {"tool_calls": [call(c) for c in m["tool_calls"]]} if "tool_calls" in m else m
+        for m in added
+    ]
+
+
+async def _step(loop: _Loop, messages: list[Message], offer: list[dict[str, Any]] | None) -> Step:
+    options = loop.turn.options
+    if loop.relay is None:
+        return await loop.model.step(messages, offer, **options)
+    return await loop.model.stream_step(messages, offer, loop.relay, **options)
+
+
+def _held(loop: _Loop, call: ToolCall) -> frozenset[DecisionKind] | None:
+    return held_kinds(loop.turn.interrupt_on, loop.tools.get(call.name))
+
+
+async def _keep(
+    loop: _Loop,
+    result: TurnResult,
+    call: ToolCall,
+    outcome: ToolOutcome,
+    *,
+    started: float,
+    arguments: str,
+    decision: DecisionKind | None = None,
+) -> None:
+    """One call's result: fed back to the model, kept in the run detail, told the observer."""
+    duration = (time.perf_counter() - started) * 1000
+    if outcome.error is not None:
+        result.tool_errors.append(outcome.error)
+    result.added.append({"role": "tool", "tool_call_id": call.id, "content": outcome.output})
+    result.run.append(
+        ToolRun(call.id, call.name, arguments, outcome.output, outcome.error, duration, decision)
+    )
+    if loop.observer is not None:
+        await loop.observer.tool_result(call.id, outcome.output, duration, outcome.error)
+
+
+async def _run(
+    loop: _Loop, result: TurnResult, call: ToolCall, decided: Resume | None = None
+) -> None:
+    """Run one call (a decided one as the person decided) and keep its result."""
+    started = time.perf_counter()
+    arguments = call.arguments
+    kind = None if decided is None else decided.decision.kind
+    result.tool_calls.append(call.name if call.name in loop.tools else "unknown")
+    if decided is not None and kind == "reject":
+        outcome = ToolOutcome(call.name, rejection(decided.decision.message), "rejected")
+    else:
+        if decided is not None and decided.edited is not None:
+            arguments = decided.edited
+        outcome = await run_tool_call(loop.tools, loop.turn.context, call.name, arguments)
+    await _keep(loop, result, call, outcome, started=started, arguments=arguments, decision=kind)
+
+
+async def _calls(loop: _Loop, result: TurnResult, calls: Sequence[ToolCall]) -> bool:
+    """Run a step's calls in order; True when a held call parked the turn."""
+    for index, call in enumerate(calls):
+        tool = loop.tools.get(call.name)
+        if tool is not None and tool.kind == "client":
+            result.client_calls.append(call)
+            result.run.append(ToolRun(call.id, call.name, call.arguments, None, None, 0.0))
+            continue
+        allowed = _held(loop, call)
+        if allowed is not None:
+            result.parked = Parked(call, ordered(allowed), tuple(calls[index + 1 :]))
+            result.finish_reason = "tool_calls"
+            return True
+        await _run(loop, result, call)
+    return False
+
+
+async def _announce(loop: _Loop, step: Step) -> None:
+    if not loop.turn.can_park:
+        for call in step.tool_calls:
+            if _held(loop, call) is not None:
+                raise HeldNeedsSession(call.name)
+    if loop.observer is not None:
+        for call in step.tool_calls:
+            await loop.observer.tool_call(call.id, call.name, call.arguments)
+
+
+async def _resumed(loop: _Loop, resume: Resume) -> TurnResult:
+    """The parked turn with its decided call done and the rest of its step run."""
+    progress = resume.progress
+    parked = progress.parked
+    assert parked is not None
+    result = TurnResult(**{**vars(progress), "parked": None, "held": None})
+    if resume.edited is not None:
+        result.added = _edited(result.added, parked.call.id, resume.edited)
+    await _run(loop, result, parked.call, resume)
+    await _calls(loop, result, parked.rest)
+    return result
 
 
 async def run_turn(
@@ -80,15 +202,18 @@ async def run_turn(
     turn: TurnInput,
     max_tool_steps: int,
     relay: Relay | None = None,
+    observer: ToolObserver | None = None,
+    *,
+    resume: Resume | None = None,
 ) -> TurnResult:
     started = time.perf_counter()
-    result = TurnResult()
+    loop = _Loop(model, turn, toolset(turn.tools), relay, observer)
+    result = TurnResult() if resume is None else await _resumed(loop, resume)
     base = [{"role": "system", "content": turn.instructions}, *turn.thread, *turn.new]
-    tools = toolset(turn.tools)
-    specs = [tool.spec() for tool in tools.values()]
-    while True:
+    specs = [tool.spec() for tool in loop.tools.values()]
+    while result.parked is None and not result.client_calls:
         offer = specs if specs and result.steps < max_tool_steps else None
-        step = await _step(model, [*base, *result.added], offer, relay, turn.options)
+        step = await _step(loop, [*base, *result.added], offer)
         result.steps += 1
         result.prompt_tokens += step.prompt_tokens
         result.completion_tokens += step.completion_tokens
@@ -98,15 +223,16 @@ async def run_turn(
             result.added.append({"role": "assistant", "content": step.content or ""})
             break
         result.added.append(_assistant_with_calls(step))
-        for call in step.tool_calls:
-            result.tool_calls.append(call.name if call.name in tools else "unknown")
-            outcome = await run_tool_call(tools, turn.context, call.name, call.arguments)
-            if outcome.error is not None:
-                result.tool_errors.append(outcome.error)
-            result.added.append(
-                {"role": "tool", "tool_call_id": call.id, "content": outcome.output}
-            )
-    result.duration_ms = (time.perf_counter() - started) * 1000
+        await _announce(loop, step)
+        await _calls(loop, result, step.tool_calls)
+    if result.client_calls and result.parked is None:
+        result.finish_reason = "tool_calls"
+    result.duration_ms += (time.perf_counter() - started) * 1000
+    _log(turn, result)
+    return result
+
+
+def _log(turn: TurnInput, result: TurnResult) -> None:
     log.info(
         "chat.turn",
         agent_id=turn.agent_id,
@@ -116,5 +242,6 @@ async def run_turn(
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
         duration_ms=round(result.duration_ms, 1),
+        parked=result.parked is not None,
+        client_calls=len(result.client_calls),
     )
-    return result

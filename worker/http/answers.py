@@ -285,17 +285,44 @@ class OutboundCall(_Answer):
     trunkId: str
 
 
+class HeldFunction(_Answer):
+    name: str
+    arguments: str
+
+
+class HeldToolCall(_Answer):
+    """The call a held turn parked on (OpenAI's `tool_calls` item)."""
+
+    id: str
+    type: Literal["function"]
+    function: HeldFunction
+
+
+class PendingMember(_Answer):
+    id: str
+    tool: str
+    allowed: list[Literal["approve", "edit", "reject"]]
+    status: Literal["pending"]
+
+
+class StackboneMember(_Answer):
+    """What a held turn adds to a wire's answer: the pending decision."""
+
+    decision: PendingMember
+
+
 class ChatMessageAnswer(_Answer):
     role: Literal["assistant"]
-    content: str
+    content: str | None  # None: a held turn that wrote no text
     refusal: None
+    tool_calls: list[HeldToolCall] | None = None
 
 
 class ChatChoice(_Answer):
     index: int
     message: ChatMessageAnswer
     logprobs: None
-    finish_reason: Literal["stop", "length", "content_filter"]
+    finish_reason: Literal["stop", "length", "content_filter", "tool_calls"]
 
 
 class ChatUsage(_Answer):
@@ -313,11 +340,21 @@ class ChatCompletion(_Answer):
     model: str
     choices: list[ChatChoice]
     usage: ChatUsage
+    stackbone: StackboneMember | None = None  # a held turn's pending decision
 
 
 class AnthropicText(_Answer):
     type: Literal["text"]
     text: str
+
+
+class AnthropicToolUse(_Answer):
+    """A held call (the turn parked on it)."""
+
+    type: Literal["tool_use"]
+    id: str
+    name: str
+    input: dict[str, object]
 
 
 class AnthropicUsage(_Answer):
@@ -332,10 +369,11 @@ class AnthropicMessage(_Answer):
     type: Literal["message"]
     role: Literal["assistant"]
     model: str
-    content: list[AnthropicText]
-    stop_reason: Literal["end_turn", "max_tokens"]
+    content: list[AnthropicText | AnthropicToolUse]
+    stop_reason: Literal["end_turn", "max_tokens", "tool_use"]
     stop_sequence: None
     usage: AnthropicUsage
+    stackbone: StackboneMember | None = None  # a held turn's pending decision
 
 
 class AnthropicErrorDetail(_Answer):
@@ -368,6 +406,25 @@ class ChatSessions(_Answer):
     sessions: list[ChatSessionItem]
 
 
+class ToolCallItem(_Answer):
+    """One tool call of a turn's run detail (`arguments`: what it ran with)."""
+
+    id: str
+    name: str
+    arguments: str
+    result: str | None  # None: a client's tool (not run here)
+    error: str | None
+    durationMs: float
+    decision: Literal["approve", "edit", "reject"] | None
+
+
+class RunDetail(_Answer):
+    toolCalls: list[ToolCallItem]
+    promptTokens: int
+    completionTokens: int
+    durationMs: float
+
+
 class ChatTurnItem(_Answer):
     position: int
     userMessage: str
@@ -376,6 +433,7 @@ class ChatTurnItem(_Answer):
     completionTokens: int
     durationMs: float
     createdAt: Timestamp
+    run: RunDetail
 
 
 class ChatSession(_Answer):

@@ -40,6 +40,7 @@ Scope = Literal[
     "chat",
     "documents:read",
     "documents:write",
+    "decisions",
 ]
 SCOPES: tuple[Scope, ...] = (
     "config:read",
@@ -51,6 +52,7 @@ SCOPES: tuple[Scope, ...] = (
     "chat",  # text turns on the chat wire (`POST /v1/chat/completions`)
     "documents:read",
     "documents:write",
+    "decisions",  # held tools: list, read and decide pending decisions (`/api/chat/decisions`)
 )
 # a scope that also grants others: whoever may change configuration may read it
 _IMPLIED: dict[Scope, frozenset[Scope]] = {

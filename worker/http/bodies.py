@@ -142,6 +142,12 @@ def turn_body(row: TurnRow) -> Body:
         "completionTokens": row.completion_tokens,
         "durationMs": row.duration_ms,
         "createdAt": timestamp(row.created_at),
+        "run": {
+            "toolCalls": row.run,
+            "promptTokens": row.prompt_tokens,
+            "completionTokens": row.completion_tokens,
+            "durationMs": row.duration_ms,
+        },
     }
 
 

@@ -17,6 +17,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import asyncpg
 import structlog
 from aiohttp import web
 
@@ -25,10 +26,13 @@ from callmemory.documents import docs_text_tool
 from callmemory.function_tools import text_tool
 from chat import (
     ChatConfig,
+    Claim,
     ConversationModel,
+    HeldTurn,
     Relay,
     Tool,
     ToolContext,
+    ToolObserver,
     ToolScope,
     TurnInput,
     TurnRecord,
@@ -36,8 +40,10 @@ from chat import (
     kept_lease,
     memory_tools,
     offered_tools,
+    park,
     record,
     release,
+    run_json,
     run_turn,
     select_customer,
 )
@@ -111,19 +117,17 @@ def own_tools(definition: AgentDefinition) -> tuple[Tool, ...]:
     return tuple(text_tool(fn, definition.tool_seconds) for fn in definition.tools)
 
 
-def _scope(
-    agent: AgentEntry, settings: CallSettings, identities: dict[str, str]
-) -> ToolScope | None:
+def _scope(agent: str, settings: CallSettings, identities: dict[str, str]) -> ToolScope | None:
     key = None if settings.binding is None else settings.binding.identity_key
     found = select_customer(key, identities)
     offered = offered_tools(settings.read, settings.save, customer_known=found.user_id is not None)
     if found.user_id is None:
         if settings.read or settings.save:  # memory is on but this turn has nobody to bind
-            log.info("chat.no_memory", agent_id=agent.name, reason=found.reason)
+            log.info("chat.no_memory", agent_id=agent, reason=found.reason)
         return None
     if not offered:
         return None
-    return ToolScope(agent.name, found.user_id, settings, offered)
+    return ToolScope(agent, found.user_id, settings, offered)
 
 
 def _customer(settings: CallSettings, identities: dict[str, str]) -> str | None:
@@ -144,8 +148,14 @@ def last_user_text(messages: list[Message]) -> str:
     return _text(users[-1]) if users else ""
 
 
-async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -> TurnResult:
-    """Run one turn of a wire; the session (if any) is held for it and released after it."""
+async def take_turn(
+    request: web.Request,
+    wire: WireTurn,
+    relay: Relay | None,
+    observer: ToolObserver | None = None,
+) -> TurnResult:
+    """Run one turn of a wire; the session (if any) is held for it and released after it, or
+    marked pending when the turn parked on a held tool (`result.held`)."""
     agent = await model_agent(request, wire.agent)
     definition = request.app[DIRECTORY].definition(agent.name)  # or: cannot be loaded here
     pool, config = request.app[POOL], request.app[CHAT_CONFIG]
@@ -155,52 +165,109 @@ async def take_turn(request: web.Request, wire: WireTurn, relay: Relay | None) -
     )
     held = opened.claim
     try:
-        turn = _turn_input(
-            request, agent, definition, wire, settings=opened.settings, earlier=opened.thread
+        turn = turn_input(
+            request,
+            definition,
+            TurnFacts(agent.name, wire.identities, wire.messages, wire.options, opened.settings),
+            earlier=opened.thread,
+            can_park=held is not None,
         )
         model = request.app[CHAT_MODEL]
         async with kept_lease(pool, held, config.lease_seconds):
-            result = await run_turn(model, turn, config.max_tool_steps, relay)
-        if held is not None:
-            await bounded(request, record(pool, held, _record(header, turn, result, wire)))
-            held = None  # released by the record
+            result = await run_turn(model, turn, config.max_tool_steps, relay, observer)
+        if held is not None and header is not None:
+            facts = TurnFacts(
+                agent.name, wire.identities, wire.messages, wire.options, opened.settings
+            )
+            await bounded(
+                request, finish(pool, held, header=header, facts=facts, turn=turn, result=result)
+            )
+            held = None  # released by the record, or by parking
     finally:
         if held is not None:
             await release(pool, held)
     return result
 
 
-def _turn_input(
-    request: web.Request,
-    agent: AgentEntry,
-    definition: AgentDefinition,
-    wire: WireTurn,
+@dataclass(frozen=True, slots=True)
+class TurnFacts:
+    """Who a turn acts for and what it was sent: from the wire, or from a parked turn's row."""
+
+    agent: str
+    identities: dict[str, str]
+    new: list[Message]
+    options: dict[str, Any]
+    settings: CallSettings
+
+
+async def finish(
+    pool: asyncpg.Pool,
+    held: Claim,
     *,
-    settings: CallSettings,
+    header: SessionHeader,
+    facts: TurnFacts,
+    turn: TurnInput,
+    result: TurnResult,
+) -> None:
+    """Record the turn (freeing the session), or park it on its held call (marking the
+    session pending); either way the claim is given up."""
+    if result.parked is None:
+        await record(pool, held, turn_record(turn, result, facts.new, header.kind == "session"))
+        return
+    parked = HeldTurn(
+        held.session_id,
+        header.key,
+        facts.agent,
+        facts.identities,
+        turn.context.user_id,
+        facts.settings,
+        facts.new,
+        facts.options,
+        last_user_text(facts.new),
+    )
+    result.held = await park(pool, held, parked, result)
+
+
+def turn_input(
+    request: web.Request,
+    definition: AgentDefinition,
+    facts: TurnFacts,
+    *,
     earlier: list[Message],
+    can_park: bool,
 ) -> TurnInput:
     """The turn as the tool loop takes it: instructions, thread, tools, who it acts for."""
-    scope = _scope(agent, settings, wire.identities)
-    user = scope.user_id if scope is not None else _customer(settings, wire.identities)
+    settings, identities = facts.settings, facts.identities
+    scope = _scope(facts.agent, settings, identities)
+    user = scope.user_id if scope is not None else _customer(settings, identities)
     tools = turn_tools(request, definition, scope)
     options = (
-        wire.options if definition.model is None else {**wire.options, "model": definition.model}
+        facts.options if definition.model is None else {**facts.options, "model": definition.model}
     )
-    context = ToolContext(agent.name, user)
+    context = ToolContext(facts.agent, user)
     return TurnInput(
-        agent.name, definition.instructions, earlier, wire.messages, context, tools, options
+        facts.agent,
+        definition.instructions,
+        earlier,
+        facts.new,
+        context,
+        tools,
+        options,
+        definition.interrupt_on,
+        can_park,
     )
 
 
-def _record(
-    header: SessionHeader | None, turn: TurnInput, result: TurnResult, wire: WireTurn
+def turn_record(
+    turn: TurnInput, result: TurnResult, new: list[Message], keep_thread: bool
 ) -> TurnRecord:
-    kept = [*turn.new, *result.added] if header is not None and header.kind == "session" else []
+    """What a session keeps of a finished turn (a `conversation` keeps no thread)."""
     return TurnRecord(
-        kept,
-        last_user_text(wire.messages),
+        [*turn.new, *result.added] if keep_thread else [],
+        last_user_text(new),
         result.reply,
         result.prompt_tokens,
         result.completion_tokens,
         result.duration_ms,
+        [run_json(r) for r in result.run],
     )

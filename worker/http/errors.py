@@ -19,7 +19,16 @@ import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from chat import ChatModelFailed, SessionBusy, SessionNotFound
+from chat import (
+    ChatModelFailed,
+    DecisionNotFound,
+    DecisionPending,
+    DecisionTaken,
+    HeldNeedsSession,
+    InvalidDecision,
+    SessionBusy,
+    SessionNotFound,
+)
 from memory.contract import MemoryFailure
 from sip.dialing import InvalidDestination
 from worker.agent_directory import AgentNotLoaded
@@ -57,6 +66,11 @@ CodedFailure: TypeAlias = (
     | ChatModelFailed
     | SessionBusy
     | SessionNotFound
+    | DecisionPending
+    | DecisionTaken
+    | DecisionNotFound
+    | HeldNeedsSession
+    | InvalidDecision
     | StreamsFull
 )
 """The failures whose code, message and field may reach the client as they are."""

@@ -9,6 +9,7 @@ end-user field and supplies `customerId` only, as `user` does on the OpenAI wire
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
@@ -17,6 +18,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstr
 
 from chat import TurnResult
 from worker.http.chat_wire import MAX_MESSAGE_CHARS, MAX_MESSAGES
+from worker.http.decision_bodies import held_member
 from worker.http.routes_context import wire_json
 
 MAX_BLOCKS = 64
@@ -90,17 +92,48 @@ class MessagesBody(BaseModel):
 
 
 def stop_reason(result: TurnResult) -> str:
+    if result.held is not None:
+        return "tool_use"
     return "max_tokens" if result.finish_reason == "length" else "end_turn"
 
 
-def message(model: str, result: TurnResult, ident: str | None = None) -> dict[str, Any]:
-    """Anthropic's message answer: one text block, why it stopped, the tokens."""
+def tool_input(arguments: str) -> dict[str, Any]:
+    """A held call's arguments as a `tool_use` block's `input` (an object; arguments the model
+    wrote that are not a JSON object travel as `{}`: the decision route shows them as written)."""
+    try:
+        value = json.loads(arguments or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _held_block(result: TurnResult) -> dict[str, Any] | None:
+    held = result.held
+    if held is None:
+        return None
     return {
+        "type": "tool_use",
+        "id": held.tool_call_id,
+        "name": held.tool,
+        "input": tool_input(held.arguments),
+    }
+
+
+def _held_member(result: TurnResult) -> dict[str, Any]:
+    return {} if result.held is None else {"stackbone": held_member(result.held)}
+
+
+def message(model: str, result: TurnResult, ident: str | None = None) -> dict[str, Any]:
+    """Anthropic's message answer: one text block (and a held call's `tool_use` block), why it
+    stopped, the tokens (and a held call's `stackbone` member)."""
+    block = _held_block(result)
+    text = [{"type": "text", "text": result.reply}] if block is None or result.reply else []
+    return _held_member(result) | {
         "id": ident or f"msg_{uuid.uuid4().hex}",
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": [{"type": "text", "text": result.reply}],
+        "content": text + ([] if block is None else [block]),
         "stop_reason": stop_reason(result),
         "stop_sequence": None,
         "usage": {"input_tokens": result.prompt_tokens, "output_tokens": result.completion_tokens},
@@ -140,10 +173,26 @@ class Events:
     def closing(self, result: TurnResult) -> bytes:
         usage = {"input_tokens": result.prompt_tokens, "output_tokens": result.completion_tokens}
         delta = {"stop_reason": stop_reason(result), "stop_sequence": None}
+        last = {"type": "message_delta", "delta": delta, "usage": usage} | _held_member(result)
         return (
             _event("content_block_stop", {"type": "content_block_stop", "index": 0})
-            + _event("message_delta", {"type": "message_delta", "delta": delta, "usage": usage})
+            + self._held(result)
+            + _event("message_delta", last)
             + _event("message_stop", {"type": "message_stop"})
+        )
+
+    def _held(self, result: TurnResult) -> bytes:
+        """A held call as a second block: its start, its input as one JSON delta, its stop."""
+        block = _held_block(result)
+        if block is None:
+            return b""
+        start = {"type": "content_block_start", "index": 1, "content_block": block | {"input": {}}}
+        partial = {"type": "input_json_delta", "partial_json": wire_json(block["input"])}
+        delta = {"type": "content_block_delta", "index": 1, "delta": partial}
+        return (
+            _event("content_block_start", start)
+            + _event("content_block_delta", delta)
+            + _event("content_block_stop", {"type": "content_block_stop", "index": 1})
         )
 
     def failure(self, body: dict[str, Any]) -> bytes:

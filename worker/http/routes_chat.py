@@ -23,6 +23,7 @@ from worker.http import answers
 from worker.http.chat_stream import stream_turn
 from worker.http.chat_turns import WireTurn, take_turn
 from worker.http.chat_wire import ChatBody, identities_of, session_of
+from worker.http.decision_bodies import held_member
 from worker.http.routes_context import Route, parse_body, read_json, respond, wire_json
 
 
@@ -58,8 +59,21 @@ def _usage(result: TurnResult) -> dict[str, int]:
     }
 
 
+def _held_call(result: TurnResult) -> dict[str, Any] | None:
+    """The held call as OpenAI's `tool_calls` item (None: the turn did not park)."""
+    held = result.held
+    if held is None:
+        return None
+    function = {"name": held.tool, "arguments": held.arguments}
+    return {"id": held.tool_call_id, "type": "function", "function": function}
+
+
 def _completion(model: str, result: TurnResult) -> dict[str, Any]:
-    return {
+    message: dict[str, Any] = {"role": "assistant", "content": result.reply, "refusal": None}
+    held = {} if result.held is None else {"stackbone": held_member(result.held)}
+    if (call := _held_call(result)) is not None:
+        message |= {"content": result.reply or None, "tool_calls": [call]}
+    return held | {
         "id": f"chatcmpl-{uuid.uuid4().hex}",
         "object": "chat.completion",
         "created": int(time.time()),
@@ -67,7 +81,7 @@ def _completion(model: str, result: TurnResult) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": result.reply, "refusal": None},
+                "message": message,
                 "logprobs": None,
                 "finish_reason": result.finish_reason,
             }
@@ -107,7 +121,14 @@ class _Chunks:
 
     def closing(self, result: TurnResult) -> bytes:
         done = {"index": 0, "delta": {}, "finish_reason": result.finish_reason}
-        last = _chunk(self.ident, self.model, [done])
+        last = b""
+        if (call := _held_call(result)) is not None:
+            delta = {"tool_calls": [{"index": 0, **call}]}
+            last = _chunk(
+                self.ident, self.model, [{"index": 0, "delta": delta, "finish_reason": None}]
+            )
+        extra = {} if result.held is None else {"stackbone": held_member(result.held)}
+        last += _chunk(self.ident, self.model, [done], **extra)
         if self.include_usage:
             last += _chunk(self.ident, self.model, [], usage=_usage(result))
         return last + b"data: [DONE]\n\n"

@@ -55,6 +55,12 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "model_not_found": 404,
         "agent_not_loaded": 503,
         "session_busy": 409,
+        # held tools
+        "decision_pending": 409,
+        "decision_taken": 409,
+        "decision_not_found": 404,
+        "session_required": 400,
+        "invalid_decision": 400,
         "session_not_found": 404,
         "chat_model_failed": 502,
         "chat_model_timeout": 504,

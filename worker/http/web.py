@@ -53,6 +53,7 @@ from worker.http import (
     routes_activity,
     routes_chat,
     routes_customers,
+    routes_decisions,
     routes_documents,
     routes_extraction,
     routes_health,
@@ -103,6 +104,7 @@ ROUTES: tuple[Route, ...] = (
     *routes_chat.ROUTES,
     *routes_messages.ROUTES,
     *routes_sessions.ROUTES,
+    *routes_decisions.ROUTES,
     *routes_documents.ROUTES,
 )
 # static files of the test-call page and the Memory screen: no data and no key, so kept apart

@@ -1,0 +1,110 @@
+"""Held tools' decisions over HTTP (scope `decisions`): list them, read one, decide one.
+
+`POST /api/chat/decisions/{decisionId}` answers with the continued turn
+(`worker.http.decision_turns.continue_turn`): the decided call's result, the reply, and `held`
+when the turn parked again. A key that does not reach the decision's agent gets the same 404
+as an unknown decision.
+"""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from aiohttp import web
+
+from chat import list_decisions
+from chat.held import Status
+from memory.contract import InvalidRequest
+from worker.http.decision_bodies import (
+    Continued,
+    DecisionBody,
+    DecisionItem,
+    Decisions,
+    continued_body,
+    decision_body,
+)
+from worker.http.decision_turns import continue_turn, reachable_decision
+from worker.http.integers import optional_integer
+from worker.http.routes_context import (
+    POOL,
+    Route,
+    agent_of,
+    parse_body,
+    read_json,
+    respond,
+    restricted_to,
+)
+
+MAX_LIMIT = 100
+STATUSES: tuple[Status, ...] = get_args(Status)
+
+
+def _status(request: web.Request) -> Status | None:
+    value = request.query.get("status")
+    if value is None:
+        return None
+    for status in STATUSES:
+        if value == status:
+            return status
+    raise InvalidRequest(f"status: must be one of {', '.join(STATUSES)}", field="status")
+
+
+def _agents(request: web.Request) -> list[str] | None:
+    agent = request.query.get("agent")
+    if agent is not None:
+        return [agent_of(request, agent).name]
+    return restricted_to(request)
+
+
+async def decisions(request: web.Request) -> web.Response:
+    limit = optional_integer(request.query.get("limit"), "limit", MAX_LIMIT, 1, MAX_LIMIT)
+    rows = await list_decisions(request.app[POOL], _agents(request), _status(request), limit)
+    return respond({"decisions": [decision_body(r) for r in rows]})
+
+
+async def one_decision(request: web.Request) -> web.Response:
+    row = await reachable_decision(request, request.match_info["decisionId"])
+    return respond(decision_body(row))
+
+
+async def decide_one(request: web.Request) -> web.StreamResponse:
+    body = parse_body(DecisionBody, await read_json(request))
+    ident = request.match_info["decisionId"]
+    row = await reachable_decision(request, ident)
+    decision = body.decided()
+    result = await continue_turn(request, ident, decision)
+    return respond(continued_body(row, decision, result))
+
+
+ROUTES = (
+    Route(
+        "GET",
+        "/api/chat/decisions",
+        decisions,
+        "decisions",
+        agents="listing",
+        answers=((200, Decisions),),
+        query=("agent", "status", "limit"),
+        summary="Held tools' decisions, newest first (pending ones: status=pending)",
+    ),
+    Route(
+        "GET",
+        "/api/chat/decisions/{decisionId}",
+        one_decision,
+        "decisions",
+        agents="one",
+        answers=((200, DecisionItem),),
+        summary="One decision: the held call, its status and the outcome once decided",
+    ),
+    Route(
+        "POST",
+        "/api/chat/decisions/{decisionId}",
+        decide_one,
+        "decisions",
+        agents="one",
+        deadline="own",  # the continuation waits on the model; database steps bounded
+        body=DecisionBody,
+        answers=((200, Continued),),
+        summary="Decide a held call: approve, edit its arguments or reject it; the turn goes on",
+    ),
+)
