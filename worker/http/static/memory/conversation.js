@@ -148,3 +148,18 @@ export function history(conv) {
   }
   return messages;
 }
+
+// A decision already pending on the thread (found through GET /api/chat/decisions, e.g. a
+// session continued from the Sessions view): its call shown held, its interrupt open, as if
+// this page had seen the run that parked it.
+export function withPending(conv, pending) {
+  if (conv.interrupts.some((i) => i.id === pending.id)) return conv;
+  const call = { kind: "tool", id: pending.toolCallId, name: pending.tool, args: pending.arguments,
+    parent: null, state: "held", result: null, error: null, durationMs: null, decision: null };
+  const items = conv.items.some((i) => i.id === call.id)
+    ? conv.items.map((i) => (i.id === call.id ? { ...i, state: "held" } : i))
+    : [...conv.items, call];
+  const interrupt = { id: pending.id, reason: "tool_call", toolCallId: pending.toolCallId,
+    metadata: { tool: pending.tool, allowed: pending.allowed } };
+  return { ...conv, items, interrupts: [...conv.interrupts, interrupt] };
+}

@@ -2,11 +2,11 @@
 // reply streaming in, each tool call shown as it happens, a held tool decided inline (the next
 // run carries `resume`). Every conversation is a session whose key is the thread id; "New
 // conversation" starts a fresh thread, "Continue in Playground" (Sessions view) reopens one.
-import { ApiError } from "./api.js";
+import { ApiError, api } from "./api.js";
 import { $, element, fail, show } from "./dom.js";
 import { newId, run, runInput } from "./agui.js";
 import {
-  addUser, apply, conversation, decide, history, resumeEntries, resumed, undecided,
+  addUser, apply, conversation, decide, history, resumeEntries, resumed, undecided, withPending,
 } from "./conversation.js";
 import { decisionPanel } from "./decision.js";
 import { toolCallNode } from "./toolcalls.js";
@@ -105,6 +105,22 @@ export function newConversation() {
 // the Sessions view's "Continue in Playground": the session's thread and identities, its turns
 export function continueSession(agent, session, turns) {
   start(conversation(agent, session.key, session.identities ?? {}, turns));
+  showPending().catch(() => {}); // a key without the decisions scope: nothing to show
+}
+
+// a decision already pending on this thread (parked on another wire, or by an earlier page):
+// shown held, decided here like one this page saw
+async function showPending() {
+  const mine = conv;
+  const query = `agent=${encodeURIComponent(mine.agent)}&status=pending`;
+  const { decisions } = await api("GET", `/api/chat/decisions?${query}`);
+  if (conv.threadId !== mine.threadId) return;
+  const found = decisions.filter((d) => d.sessionKey === mine.threadId);
+  if (!found.length) return;
+  for (const pending of found) conv = withPending(conv, pending);
+  draw();
+  const tools = found.map((d) => d.tool).join(", ");
+  show(`${tools} is waiting for your decision: the session takes no new message until then.`);
 }
 
 export async function loadPlayground() {
@@ -153,6 +169,7 @@ async function attempt(resume, undo) {
     if (error instanceof ApiError && undo) undo();
     conv = { ...conv, running: false };
     fail(error);
+    if (error.code === "decision_pending") await showPending().catch(() => {});
   }
 }
 
