@@ -8,8 +8,18 @@ from testkit.model_server import ModelServer
 from tests.rooms.browser import Page
 from tests.screen.accessibility import axe_source, violations
 from tests.screen.conftest import Client, auth
-from tests.screen.refunds import AGENT, CUSTOMER, park_refund
-from tests.screen.screen import click, sign_in, text, texts, wait_text
+from tests.screen.refunds import AGENT, CUSTOMER, calls, park_refund
+from tests.screen.screen import (
+    click,
+    fill,
+    press,
+    prop,
+    sign_in,
+    text,
+    texts,
+    type_text,
+    wait_text,
+)
 
 KEY = "web-thread-1"
 
@@ -36,3 +46,79 @@ async def test_a_session_shows_its_run_and_continues_in_the_playground(
     assert "Order A-1 was delivered." in log[2]
     assert "Tool issue_refund · held" in log[3] and '"amount": 500' in log[3]
     assert await violations(page, axe_source()) == [], "a pending decision"
+
+
+WATCH = """(() => {
+  window.seen = [];
+  const log = document.getElementById('playground-log');
+  new MutationObserver(() => {
+    const reply = log.querySelector('.msg.assistant:not(.earlier)');
+    if (reply) window.seen.push([reply.textContent,
+      document.getElementById('playground-live').getAttribute('aria-busy')]);
+  }).observe(log, {subtree: true, childList: true, characterData: true});
+})()"""
+REPLY = "Order A-1 left the warehouse on Monday and arrives tomorrow."
+
+
+async def send(page: Page, message: str) -> None:
+    """Type into the message box and press Enter, as an operator does."""
+    await page.evaluate("document.getElementById('playground-message').focus()")
+    await type_text(page, message)
+    await press(page, "Enter")
+
+
+async def test_a_message_streams_in(
+    page: Page, shop_client: Client, model_server: ModelServer
+) -> None:
+    await sign_in(page, shop_client, AGENT)
+    await click(page, "tab-playground")
+    thread = await wait_text(page, "playground-thread", "new conversation")
+    await fill(page, "playground-customer", CUSTOMER)
+    await page.evaluate(WATCH)
+    model_server.answer_text(REPLY, pace=0.1)  # a word every 100 ms
+    await send(page, "Where is order A-1?")
+    await wait_text(page, "status", "Reply complete.")
+    seen = await page.evaluate("window.seen")
+    texts_seen = [t for t, _ in seen]
+    assert texts_seen[-1] == AGENT + REPLY
+    partial = [t for t, busy in seen if busy == "true" and t != AGENT + REPLY]
+    assert len(set(partial)) >= 3, seen  # drawn word by word while the run was busy
+    assert await page.evaluate("document.getElementById('playground-live').ariaBusy") == "false"
+    assert await prop(page, "playground-message", "value") == ""
+    assert await prop(page, "playground-customer", "disabled") is True  # fixed with the turn
+
+    # the thread is a session of that customer, listed under Sessions
+    key = thread.split(" ")[1]
+    listed = await (await shop_client.get(f"/api/chat/sessions/{AGENT}", headers=auth())).json()
+    assert [(s["key"], s["identities"]) for s in listed["sessions"]] == [
+        (key, {"customerId": CUSTOMER})
+    ]
+    await click(page, "playground-new")
+    assert key not in await wait_text(page, "playground-thread", "new conversation")
+    assert await texts(page, "#playground-log > li") == []
+
+
+async def test_a_held_tool_approved_inline(
+    page: Page, shop_client: Client, model_server: ModelServer
+) -> None:
+    await sign_in(page, shop_client, AGENT)
+    await click(page, "tab-playground")
+    await wait_text(page, "playground-thread", "new conversation")
+    calls(model_server, "lookup_order", {"order_id": "A-1"}, "call_lookup")
+    calls(model_server, "issue_refund", {"order_id": "A-1", "amount": 500}, "call_refund")
+    await send(page, "Refund order A-1.")
+    await wait_text(page, "status", "issue_refund is waiting for your decision.")
+    log = await texts(page, "#playground-log > li")
+    assert "Tool lookup_order · " in log[1] and "order A-1: delivered" in log[1]
+    assert "Tool issue_refund · held" in log[2] and '"amount": 500' in log[2]
+    assert await violations(page, axe_source()) == [], "a held tool"
+    assert await page.evaluate("document.activeElement.textContent") == "Approve"
+
+    model_server.answer_text("Refunded 5.00 on order A-1.")
+    await press(page, "Enter")  # Approve, from the keyboard
+    await wait_text(page, "status", "Reply complete.")
+    log = await texts(page, "#playground-log > li")
+    assert "Tool issue_refund · " in log[2] and " · approved" in log[2]
+    assert "refunded 500 on A-1" in log[2]
+    assert "Refunded 5.00 on order A-1." in log[3]
+    assert await page.evaluate("document.querySelectorAll('.decision').length") == 0

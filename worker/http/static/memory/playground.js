@@ -166,7 +166,7 @@ async function attempt(resume, undo) {
     if (first && document.activeElement === $("playground-message")) first.focus();
   } catch (error) {
     if (error.name === "AbortError") return show("Stopped: the reply so far is kept.");
-    if (error instanceof ApiError && undo) undo();
+    if (error instanceof ApiError && undo) undo(error);
     conv = { ...conv, running: false };
     fail(error);
     if (error.code === "decision_pending") await showPending().catch(() => {});
@@ -192,6 +192,7 @@ async function send(text) {
 }
 
 async function decided(interruptId, decision) {
+  const before = conv;
   conv = decide(conv, interruptId, decision);
   draw();
   if (undecided(conv).length) return announce();
@@ -199,7 +200,11 @@ async function decided(interruptId, decision) {
   conv = resumed(conv);
   show("Decision sent; the turn continues.");
   $("playground-message").focus();
-  await attempt(resume);
+  await attempt(resume, (error) => { // refused: still pending (unless decided elsewhere)
+    if (error.code === "decision_taken") return;
+    conv = before;
+    draw();
+  });
 }
 
 function submit(event) {
