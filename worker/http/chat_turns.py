@@ -14,6 +14,7 @@ client went away mid-stream (the relay raised), keeps nothing and releases the s
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -88,6 +89,9 @@ class WireTurn:
     identities: dict[str, str]  # checked, the wire's own identity field folded in
     header: SessionHeader | None
     options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+    # the new messages given the session's thread, for a wire whose client resends its whole
+    # history (AG-UI); None: `messages` are the new ones
+    reconcile: Callable[[list[Message]], list[Message]] | None = None
 
 
 async def model_agent(request: web.Request, name: str) -> AgentEntry:
@@ -165,10 +169,12 @@ async def take_turn(
     )
     held = opened.claim
     try:
+        new = wire.messages if wire.reconcile is None else wire.reconcile(opened.thread)
+        facts = TurnFacts(agent.name, wire.identities, new, wire.options, opened.settings)
         turn = turn_input(
             request,
             definition,
-            TurnFacts(agent.name, wire.identities, wire.messages, wire.options, opened.settings),
+            facts,
             earlier=opened.thread,
             can_park=held is not None,
         )
@@ -176,9 +182,6 @@ async def take_turn(
         async with kept_lease(pool, held, config.lease_seconds):
             result = await run_turn(model, turn, config.max_tool_steps, relay, observer)
         if held is not None and header is not None:
-            facts = TurnFacts(
-                agent.name, wire.identities, wire.messages, wire.options, opened.settings
-            )
             await bounded(
                 request, finish(pool, held, header=header, facts=facts, turn=turn, result=result)
             )

@@ -51,6 +51,7 @@ from worker.http import (
     headers,
     openapi,
     routes_activity,
+    routes_agui,
     routes_chat,
     routes_customers,
     routes_decisions,
@@ -106,6 +107,7 @@ ROUTES: tuple[Route, ...] = (
     *routes_sessions.ROUTES,
     *routes_decisions.ROUTES,
     *routes_documents.ROUTES,
+    *routes_agui.ROUTES,
 )
 # static files of the test-call page and the Memory screen: no data and no key, so kept apart
 # from the API table

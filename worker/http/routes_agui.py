@@ -1,0 +1,84 @@
+"""`POST /agui/{agentId}`: the AG-UI wire over a catalog agent (docs/text.md, "The AG-UI wire").
+
+The body is AG-UI's `RunAgentInput`, read into the wire-neutral turn (`worker.http.agui_body`):
+`threadId` is the session key, the customer comes from `forwardedProps`, and only the messages
+the session's thread does not have yet are new. The turn itself (settings, customer, memory
+tools, session, bounded tool loop, record) is the one every chat wire shares
+(`worker.http.chat_turns`); its text deltas and tool calls travel as AG-UI events as they
+happen (`worker.http.agui_stream`). A client that goes away mid-run makes the next write fail:
+the turn keeps nothing and its session is released, as on the other wires.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import structlog
+from ag_ui.core import RunAgentInput
+from aiohttp import web
+
+from worker.http.agui_body import AguiRun, new_messages, read_run
+from worker.http.agui_stream import RunStream
+from worker.http.chat_turns import WireTurn, take_turn
+from worker.http.chat_wire import SessionHeader
+from worker.http.errors import UNEXPECTED, translate
+from worker.http.routes_context import Route, parse_body, read_json
+
+log = structlog.get_logger(__name__)
+
+
+def wire_turn(agent: str, run: AguiRun) -> WireTurn:
+    return WireTurn(
+        agent,
+        [],
+        run.identities,
+        SessionHeader("session", run.thread_id),
+        reconcile=functools.partial(new_messages, run.candidates),
+    )
+
+
+async def run_agent(request: web.Request) -> web.StreamResponse:
+    body = parse_body(RunAgentInput, await read_json(request))
+    run = read_run(request, body)
+    agent = request.match_info["agentId"]
+    stream = RunStream(request, run.thread_id, run.run_id)
+    try:
+        result = await take_turn(request, wire_turn(agent, run), stream.relay, stream)
+    except ConnectionError:
+        if not stream.started:
+            raise
+        log.info("agui.run_abandoned", agent_id=agent)  # the client went away
+        return stream.response
+    except Exception as exc:
+        if not stream.started:
+            raise  # answered as JSON by the error middleware
+        problem = translate(exc)
+        if problem is UNEXPECTED:
+            log.error("agui.run_failed", error_type=type(exc).__name__)
+        await _quietly(stream.fail(problem.code, problem.message))
+        return stream.response
+    await _quietly(stream.finish(result))
+    return stream.response
+
+
+async def _quietly(writing: object) -> None:
+    """The last write, to a client that may have gone meanwhile."""
+    try:
+        await writing  # type: ignore[misc]
+    except ConnectionError:
+        log.info("agui.run_abandoned")
+
+
+ROUTES = (
+    Route(
+        "POST",
+        "/agui/{agentId}",
+        run_agent,
+        "chat",
+        agents="one",
+        deadline="own",  # model requests outlast the database deadline; database steps bounded
+        body=RunAgentInput,
+        download=("text/event-stream",),
+        summary="A run of an agent over AG-UI (RunAgentInput in, server-sent AG-UI events out)",
+    ),
+)
