@@ -8,7 +8,7 @@ from testkit.model_server import ModelServer
 from tests.rooms.browser import Page
 from tests.screen.accessibility import axe_source, violations
 from tests.screen.conftest import Client, auth
-from tests.screen.refunds import AGENT, CUSTOMER, calls, park_refund
+from tests.screen.refunds import AGENT, CUSTOMER, calls, openai_turn, park_refund
 from tests.screen.screen import (
     click,
     fill,
@@ -122,3 +122,29 @@ async def test_a_held_tool_approved_inline(
     assert "refunded 500 on A-1" in log[2]
     assert "Refunded 5.00 on order A-1." in log[3]
     assert await page.evaluate("document.querySelectorAll('.decision').length") == 0
+
+
+async def test_a_message_refused_while_a_decision_is_pending(
+    page: Page, shop_client: Client, model_server: ModelServer
+) -> None:
+    """The session parked on another wire after the Playground opened it: the message is refused
+    (409 before any stream), its text goes back into the box and the pending call is shown."""
+    model_server.answer_text("Hello.")
+    await openai_turn(shop_client, "Hi.", KEY, auth())
+    await sign_in(page, shop_client, AGENT)
+    await click(page, "tab-sessions")
+    await wait_text(page, "status", "1 session(s)")
+    await page.evaluate("document.querySelector('#sessions-list .open-session').click()")
+    await wait_text(page, "status", "1 turn(s)")
+    await click(page, "session-continue")
+    await wait_text(page, "playground-thread", KEY)
+
+    calls(model_server, "issue_refund", {"order_id": "A-9", "amount": 100}, "call_refund")
+    await openai_turn(shop_client, "Refund A-9.", KEY, auth())  # parks, elsewhere
+    await send(page, "And order A-10?")
+    await wait_text(page, "status", "issue_refund is waiting for your decision")
+    assert await prop(page, "playground-message", "value") == "And order A-10?"
+    log = await texts(page, "#playground-log > li")
+    assert not any("And order A-10?" in item for item in log)  # nothing was recorded
+    assert "Tool issue_refund · held" in log[-1] and '"order_id": "A-9"' in log[-1]
+    assert len(model_server.requests) == 2  # the refused message reached no model
