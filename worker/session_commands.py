@@ -70,7 +70,8 @@ def list_command(
 
 @sessions_app.command()
 def show(agent_id: AgentArg, session_id: SessionArg) -> None:
-    """One session with its turns: user message, reply, tokens, duration."""
+    """One session with its turns: user message, reply, tokens, duration, and each turn's run
+    detail (its tool calls with arguments, results, errors, durations and decisions)."""
     agent = _agent(agent_id)
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:

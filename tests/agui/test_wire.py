@@ -79,7 +79,7 @@ async def test_the_thread_is_the_servers_and_only_new_messages_are_taken(
     model_server.answer_text("You are welcome.")
     await run(agui_app, run_body())
     # the whole history as HttpAgent holds it: the call, the server's result, then a new message
-    history = [
+    history: list[dict[str, Any]] = [
         {"id": "u1", "role": "user", "content": "Where is order A-1?"},
         {
             "id": "a1",

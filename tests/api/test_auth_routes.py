@@ -18,6 +18,7 @@ def concrete(path: str) -> str:
         .replace("{sessionId}", "0" * 32)
         .replace("{namespace}", "help")
         .replace("{documentId}", "00000000-0000-0000-0000-000000000000")
+        .replace("{decisionId}", "00000000-0000-4000-8000-000000000000")
     )
 
 

@@ -12,18 +12,24 @@ import json
 import re
 from typing import Any
 
+import asyncpg
 import pytest
 from jsonschema import Draft202012Validator
+from livekit.agents import function_tool
 
-from chat import session_id, session_scope
+from callmemory.definition import define_agent
+from chat import ChatConfig, session_id, session_scope
 from memory.api import Memory
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
-from tests.api.conftest import auth
+from tests.api.conftest import auth, build_catalog
 from tests.memory.helpers import add_op, update_op
-from tests.web_clients import Client
+from tests.web_clients import AppClients, Client
+from worker.catalog import Catalog
+from worker.http.auth import ApiKey
 from worker.http.routes_documents import DOCUMENTS
 from worker.http.routes_screen import FILES as SCREEN_FILES
+from worker.http.web import create_app
 
 USER = "+34 611 22 33 44"
 # the session a chat turn below opens (support's key is phoneNumber; the turn names nobody)
@@ -172,6 +178,63 @@ def _client(whole_app: Client) -> Client:
     return whole_app
 
 
+@function_tool
+async def issue_refund(order_id: str) -> str:
+    """Refund an order.
+
+    Args:
+        order_id: the order number
+    """
+    return f"refunded {order_id}"
+
+
+async def _decisions(
+    pool: asyncpg.Pool,
+    api_keys: tuple[ApiKey, ...],
+    memory_config: MemoryConfig,
+    model_server: ModelServer,
+    document: dict[str, Any],
+) -> set[tuple[str, str]]:
+    """Held tools' routes over an app whose agent holds a tool: a turn parks (its answer
+    carries the pending decision), the decision is listed, read and approved."""
+    held = define_agent(
+        name="refunds", instructions="Refunds.", tools=[issue_refund], interrupt_on=["issue_refund"]
+    )
+    chat = ChatConfig(base_url=model_server.url, api_key="test-key", timeout_seconds=5)
+    app = create_app(
+        pool=pool,
+        catalog=Catalog([*build_catalog(), held]),
+        api_keys=api_keys,
+        memory_config=memory_config,
+        chat=chat,
+    )
+    clients = AppClients()
+    client = await clients.serve(app)
+    try:
+        model_server.call_tool("issue_refund", {"order_id": "A-1"})
+        model_server.answer_text("Refunded.")
+        body = {"model": "refunds", "messages": [{"role": "user", "content": "Refund"}]}
+        headers = auth() | {"x-stackbone-session": "openapi-held"}
+        parked = await client.post("/v1/chat/completions", json=body, headers=headers)
+        parked_body = await parked.json()
+        _check(document, "POST", "/v1/chat/completions", parked.status, parked_body)
+        ident = parked_body["stackbone"]["decision"]["id"]
+        answered = set()
+        for method, path, sent in (
+            ("GET", "/api/chat/decisions?status=pending", None),
+            ("GET", f"/api/chat/decisions/{ident}", None),
+            ("POST", f"/api/chat/decisions/{ident}", {"decision": "approve"}),
+            ("POST", f"/api/chat/decisions/{ident}", {"decision": "approve"}),  # 409
+        ):
+            response = await client.request(method, path, json=sent, headers=auth())
+            key = _check(document, method, path, response.status, await response.json())
+            if key != "default":
+                answered.add((method, path.split("?", 1)[0].replace(ident, "{decisionId}")))
+        return answered
+    finally:
+        await clients.aclose()
+
+
 async def _seed(memory: Memory, server: ModelServer) -> None:
     server.answer([add_op("Has a blue Corolla.")], "Asked about a service.")
     call = {"started_at": "2026-11-02T10:00:00+00:00", "duration_seconds": 83, "outcome": "ok"}
@@ -207,8 +270,13 @@ def _check(document: dict[str, Any], method: str, path: str, status: int, body: 
 
 
 @pytest.mark.pgvector
-async def test_every_answer_matches_the_document(
-    client: Client, memory: Memory, model_server: ModelServer
+async def test_every_answer_matches_the_document(  # noqa: PLR0917 - its fixtures
+    client: Client,
+    memory: Memory,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
+    api_keys: tuple[ApiKey, ...],
+    memory_config: MemoryConfig,
 ) -> None:
     await _seed(memory, model_server)
     model_server.answer_text("Hello.")  # the chat turn
@@ -232,6 +300,7 @@ async def test_every_answer_matches_the_document(
         statuses.add(response.status)
         if matched != "default":
             answered.add((method, path.split("?", 1)[0]))
+    answered |= await _decisions(pool, api_keys, memory_config, model_server, document)
     answered = {(m, p.replace(doc, "{documentId}")) for m, p in answered}
     documented = {
         (

@@ -11,13 +11,22 @@ from chat import SessionAddress, TurnRecord, claim, record, session_id
 from tests.cli.test_caller_memory import run
 
 AGENT = "support"  # the shipped catalog's agent
+RUN = {  # one tool call of the turn's run detail, decided by a person
+    "id": "call_1",
+    "name": "issue_refund",
+    "arguments": '{"amount": 5}',
+    "result": "refunded",
+    "error": None,
+    "durationMs": 2.5,
+    "decision": "approve",
+}
 
 
 async def kept_session(pool: asyncpg.Pool, key: str, user: str, reply: str) -> str:
     ident = session_id("session", AGENT, key, ["bound", "customerId", user])
     held = await claim(pool, SessionAddress(ident, "session", AGENT, key, user), 60)
     messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": reply}]
-    await record(pool, held, TurnRecord(messages, "Hi", reply, 12, 3, 41.5))
+    await record(pool, held, TurnRecord(messages, "Hi", reply, 12, 3, 41.5, [RUN]))
     return ident
 
 
@@ -40,6 +49,12 @@ async def test_list_show_delete(database_url: str, pool: asyncpg.Pool) -> None:
     [turn] = shown["turns"]
     assert (turn["userMessage"], turn["reply"], turn["promptTokens"]) == ("Hi", "Hello one.", 12)
     assert turn["durationMs"] == 41.5
+    assert turn["run"] == {
+        "toolCalls": [RUN],
+        "promptTokens": 12,
+        "completionTokens": 3,
+        "durationMs": 41.5,
+    }
 
     code, out, _ = await run("sessions", "delete", AGENT, older, env=env)
     assert (code, json.loads(out)) == (0, {"agentId": AGENT, "sessionId": older, "deleted": True})

@@ -24,7 +24,8 @@ async def test_a_held_call_parks_and_an_approval_finishes_the_turn(
     choice = completion.choices[0]
     assert choice.finish_reason == "tool_calls"
     [held] = choice.message.tool_calls or []
-    assert held.id == "call_refund" and held.function.name == "issue_refund"
+    assert held.type == "function" and held.id == "call_refund"
+    assert held.function.name == "issue_refund"
     pending = (completion.model_extra or {})["stackbone"]["decision"]
     assert pending["tool"] == "issue_refund" and pending["status"] == "pending"
     assert pending["allowed"] == ["approve", "edit", "reject"]

@@ -36,6 +36,7 @@ from ag_ui.encoder import EventEncoder
 from aiohttp import web
 
 from chat import TurnResult
+from worker.http.agui_resume import interrupted
 
 ENCODER = EventEncoder()
 Outcome: TypeAlias = RunFinishedSuccessOutcome | RunFinishedInterruptOutcome
@@ -56,7 +57,12 @@ def usage(result: TurnResult) -> list[TokenUsage]:
 
 
 def outcome_of(result: TurnResult) -> Outcome:
-    """How the run ended: success (the turn answered)."""
+    """How the run ended: on a held call (an interrupt), on the client's calls (success with
+    `pendingToolCallIds`: no result is sent for them), or answered (success)."""
+    if result.held is not None:
+        return interrupted(result.held)
+    if result.client_calls:
+        return RunFinishedSuccessOutcome(pending_tool_call_ids=[c.id for c in result.client_calls])
     return RunFinishedSuccessOutcome()
 
 
@@ -101,6 +107,8 @@ class RunStream:
 
     async def tool_call(self, call_id: str, name: str, arguments: str) -> None:
         events = self._close_text()
+        if self._parent is None:  # a step's calls are told together: one assistant message
+            self._parent = _id()
         start = ToolCallStartEvent(
             tool_call_id=call_id, tool_call_name=name, parent_message_id=self._parent
         )

@@ -10,7 +10,7 @@ is closed (its request ends), the turn keeps nothing and its session is released
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import structlog
@@ -33,7 +33,7 @@ class StreamShape(Protocol):
     def failure(self, body: dict[str, Any]) -> bytes: ...
 
 
-class _Stream:
+class TurnStream:
     """The response, prepared on first use."""
 
     def __init__(self, request: web.Request, shape: StreamShape) -> None:
@@ -48,8 +48,12 @@ class _Stream:
             await self.response.write(self.shape.opening())
 
     async def relay(self, text: str) -> None:
+        await self.send(self.shape.delta(text))
+
+    async def send(self, data: bytes) -> None:
+        """Write an event of the wire's own (a tool's result) in the stream's order."""
         await self.begin()
-        await self.response.write(self.shape.delta(text))
+        await self.response.write(data)
 
     async def end(self, last: bytes) -> None:
         await self.begin()
@@ -60,13 +64,22 @@ class _Stream:
 async def stream_turn(
     request: web.Request, wire: WireTurn, shape: StreamShape
 ) -> web.StreamResponse:
-    stream = _Stream(request, shape)
+    return await stream_run(request, shape, lambda stream: take_turn(request, wire, stream.relay))
+
+
+async def stream_run(
+    request: web.Request,
+    shape: StreamShape,
+    run: Callable[[TurnStream], Awaitable[TurnResult]],
+) -> web.StreamResponse:
+    """Stream one turn that `run` runs with the stream (a wire's turn, a continued one)."""
+    stream = TurnStream(request, shape)
     try:
-        result = await take_turn(request, wire, stream.relay)
+        result = await run(stream)
     except ConnectionError:
         if not stream.response.prepared:
             raise
-        log.info("chat.stream_abandoned", agent_id=wire.agent)  # the client went away
+        log.info("chat.stream_abandoned")  # the client went away
         return stream.response
     except Exception as exc:
         if not stream.response.prepared:

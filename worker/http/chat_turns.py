@@ -26,6 +26,7 @@ from callmemory.definition import AgentDefinition
 from callmemory.documents import docs_text_tool
 from callmemory.function_tools import text_tool
 from chat import (
+    RESERVED,
     ChatConfig,
     Claim,
     ConversationModel,
@@ -48,6 +49,7 @@ from chat import (
     run_turn,
     select_customer,
 )
+from memory.contract import InvalidRequest
 from memory.settings import CallSettings
 from worker.agent_directory import AgentEntry
 from worker.catalog import UnknownAgent
@@ -92,6 +94,7 @@ class WireTurn:
     # the new messages given the session's thread, for a wire whose client resends its whole
     # history (AG-UI); None: `messages` are the new ones
     reconcile: Callable[[list[Message]], list[Message]] | None = None
+    client_tools: tuple[Tool, ...] = ()  # the client's own tools (AG-UI `tools`), never run here
 
 
 async def model_agent(request: web.Request, name: str) -> AgentEntry:
@@ -177,6 +180,7 @@ async def take_turn(
             facts,
             earlier=opened.thread,
             can_park=held is not None,
+            client=wire.client_tools,
         )
         model = request.app[CHAT_MODEL]
         async with kept_lease(pool, held, config.lease_seconds):
@@ -238,12 +242,13 @@ def turn_input(
     *,
     earlier: list[Message],
     can_park: bool,
+    client: tuple[Tool, ...] = (),
 ) -> TurnInput:
     """The turn as the tool loop takes it: instructions, thread, tools, who it acts for."""
     settings, identities = facts.settings, facts.identities
     scope = _scope(facts.agent, settings, identities)
     user = scope.user_id if scope is not None else _customer(settings, identities)
-    tools = turn_tools(request, definition, scope)
+    tools = (*turn_tools(request, definition, scope), *_client_tools(definition, client))
     options = (
         facts.options if definition.model is None else {**facts.options, "model": definition.model}
     )
@@ -259,6 +264,17 @@ def turn_input(
         definition.interrupt_on,
         can_park,
     )
+
+
+def _client_tools(definition: AgentDefinition, client: tuple[Tool, ...]) -> tuple[Tool, ...]:
+    """The client's tools, none named like a server tool the agent may offer (its own, the
+    memory tools, `search_docs`): such a clash is a 400 naming `tools[i].name`."""
+    taken = {*RESERVED, "search_docs", *(tool.name for tool in own_tools(definition))}
+    for i, tool in enumerate(client):
+        if tool.name in taken:
+            field = f"tools[{i}].name"
+            raise InvalidRequest(f"{field}: names a tool of the server's", field=field)
+    return client
 
 
 def turn_record(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, StringConstraints
 
 from chat import Decision, DecisionRow, PendingDecision, ToolRun, TurnResult, run_json
 from chat.held import MAX_MESSAGE_CHARS
@@ -13,7 +13,6 @@ from worker.http.answers import RunDetail, ToolCallItem
 from worker.http.routes_context import timestamp
 
 Body = dict[str, Any]
-MAX_ARGUMENT_KEYS = 100
 
 
 class DecisionBody(BaseModel):
@@ -22,7 +21,7 @@ class DecisionBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     decision: Literal["approve", "edit", "reject"]
-    arguments: Annotated[dict[str, Any], Field(max_length=MAX_ARGUMENT_KEYS)] | None = None
+    arguments: dict[str, Any] | None = None
     message: (
         Annotated[str, StringConstraints(min_length=1, max_length=MAX_MESSAGE_CHARS)] | None
     ) = None

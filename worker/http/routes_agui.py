@@ -12,15 +12,19 @@ the turn keeps nothing and its session is released, as on the other wires.
 from __future__ import annotations
 
 import functools
+from collections.abc import Awaitable
 
 import structlog
 from ag_ui.core import RunAgentInput
 from aiohttp import web
 
-from worker.http.agui_body import AguiRun, new_messages, read_run
+from chat import DecisionNotFound, TurnResult
+from worker.http.agui_body import AguiRun, client_tool, new_messages, read_run
+from worker.http.agui_resume import decision_of
 from worker.http.agui_stream import RunStream
 from worker.http.chat_turns import WireTurn, take_turn
 from worker.http.chat_wire import SessionHeader
+from worker.http.decision_turns import continue_turn, reachable_decision
 from worker.http.errors import UNEXPECTED, translate
 from worker.http.routes_context import Route, parse_body, read_json
 
@@ -34,7 +38,18 @@ def wire_turn(agent: str, run: AguiRun) -> WireTurn:
         run.identities,
         SessionHeader("session", run.thread_id),
         reconcile=functools.partial(new_messages, run.candidates),
+        client_tools=tuple(client_tool(t) for t in run.tools),
     )
+
+
+async def resumed(request: web.Request, run: AguiRun, stream: RunStream) -> TurnResult:
+    """The parked turn the run's `resume` decides, continued with what the decision's row
+    stored (agent, identities, settings), whatever this run's route and forwardedProps say."""
+    decision_id, decision = decision_of(run.resume)
+    row = await reachable_decision(request, decision_id)
+    if row.turn.session_key != run.thread_id:
+        raise DecisionNotFound()  # not an interrupt of this thread
+    return await continue_turn(request, decision_id, decision, stream.relay, stream)
 
 
 async def run_agent(request: web.Request) -> web.StreamResponse:
@@ -42,8 +57,13 @@ async def run_agent(request: web.Request) -> web.StreamResponse:
     run = read_run(request, body)
     agent = request.match_info["agentId"]
     stream = RunStream(request, run.thread_id, run.run_id)
+    work: Awaitable[TurnResult] = (
+        resumed(request, run, stream)
+        if run.resume
+        else take_turn(request, wire_turn(agent, run), stream.relay, stream)
+    )
     try:
-        result = await take_turn(request, wire_turn(agent, run), stream.relay, stream)
+        result = await work
     except ConnectionError:
         if not stream.started:
             raise

@@ -23,6 +23,7 @@ from worker.http.decision_bodies import (
     continued_body,
     decision_body,
 )
+from worker.http.decision_stream import stream_continuation
 from worker.http.decision_turns import continue_turn, reachable_decision
 from worker.http.integers import optional_integer
 from worker.http.routes_context import (
@@ -72,6 +73,8 @@ async def decide_one(request: web.Request) -> web.StreamResponse:
     ident = request.match_info["decisionId"]
     row = await reachable_decision(request, ident)
     decision = body.decided()
+    if body.stream:
+        return await stream_continuation(request, row, decision)
     result = await continue_turn(request, ident, decision)
     return respond(continued_body(row, decision, result))
 
