@@ -4,6 +4,8 @@ from the Sessions view (its run detail shown there first)."""
 
 from __future__ import annotations
 
+import json
+
 from testkit.model_server import ModelServer
 from tests.rooms.browser import Page
 from tests.screen.accessibility import axe_source, violations
@@ -47,6 +49,22 @@ async def test_a_session_shows_its_run_and_continues_in_the_playground(
     assert "Tool issue_refund · held" in log[3] and '"amount": 500' in log[3]
     assert await violations(page, axe_source()) == [], "a pending decision"
 
+    model_server.answer_text("Refunded 5.00 on A-1.")
+    await page.evaluate("document.querySelector('.decision button').click()")  # Approve
+    await wait_text(page, "status", "Reply complete.")
+    log = await texts(page, "#playground-log > li")
+    assert " · approved" in log[3] and "refunded 500 on A-1" in log[3]
+    assert "Refunded 5.00 on A-1." in log[4]
+    model_server.answer_text("You are welcome.")
+    await send(page, "Thanks!")
+    await wait_text(page, "status", "Reply complete.")
+    assert "You are welcome." in (await texts(page, "#playground-log > li"))[-1]
+    listed = await (await shop_client.get(f"/api/chat/sessions/{AGENT}", headers=auth())).json()
+    [session] = listed["sessions"]  # the same thread all along
+    assert (session["key"], session["turns"]) == (KEY, 3)
+    sent = model_server.requests[-1]["messages"]
+    assert [m["role"] for m in sent][-3:] == ["tool", "assistant", "user"]  # the thread went on
+
 
 WATCH = """(() => {
   window.seen = [];
@@ -58,6 +76,14 @@ WATCH = """(() => {
   }).observe(log, {subtree: true, childList: true, characterData: true});
 })()"""
 REPLY = "Order A-1 left the warehouse on Monday and arrives tomorrow."
+
+
+async def click_text(page: Page, selector: str, label: str) -> None:
+    """Click the first `selector` whose text is `label`."""
+    await page.evaluate(
+        f"[...document.querySelectorAll({json.dumps(selector)})]"
+        f".find(e => e.textContent === {json.dumps(label)}).click()"
+    )
 
 
 async def send(page: Page, message: str) -> None:
@@ -148,3 +174,43 @@ async def test_a_message_refused_while_a_decision_is_pending(
     assert not any("And order A-10?" in item for item in log)  # nothing was recorded
     assert "Tool issue_refund · held" in log[-1] and '"order_id": "A-9"' in log[-1]
     assert len(model_server.requests) == 2  # the refused message reached no model
+
+
+async def test_a_held_tool_edited_then_another_rejected(
+    page: Page, shop_client: Client, model_server: ModelServer
+) -> None:
+    await sign_in(page, shop_client, AGENT)
+    await click(page, "tab-playground")
+    await wait_text(page, "playground-thread", "new conversation")
+    calls(model_server, "issue_refund", {"order_id": "A-1", "amount": 500}, "call_one")
+    await send(page, "Refund order A-1.")
+    await wait_text(page, "status", "issue_refund is waiting for your decision.")
+    await click_text(page, ".decision button", "Edit arguments…")
+    field = await page.evaluate("document.activeElement.id")
+    assert field.endswith("-arguments")  # the field takes the focus
+    await fill(page, field, "{not json")
+    await click_text(page, ".decision button", "Approve with these arguments")
+    error = await page.wait_for("document.getElementById('error').textContent")
+    assert error.startswith("The edited arguments are not JSON") and "(field: editedArgs)" in error
+    assert await violations(page, axe_source()) == [], "editing arguments"
+    await fill(page, field, '{"order_id": "A-1", "amount": 250}')
+    model_server.answer_text("Refunded 2.50.")
+    await click_text(page, ".decision button", "Approve with these arguments")
+    await wait_text(page, "status", "Reply complete.")
+    log = await texts(page, "#playground-log > li")
+    assert " · approved with edited arguments" in log[1] and "refunded 250 on A-1" in log[1]
+
+    calls(model_server, "issue_refund", {"order_id": "B-2", "amount": 900}, "call_two")
+    await send(page, "And order B-2.")
+    await wait_text(page, "status", "issue_refund is waiting for your decision.")
+    await click_text(page, ".decision button", "Reject…")
+    field = await page.evaluate("document.activeElement.id")
+    assert field.endswith("-message")
+    await fill(page, field, "No receipt for B-2.")
+    model_server.answer_text("I cannot refund B-2 without a receipt.")
+    await click_text(page, ".decision button", "Reject the call")
+    await wait_text(page, "status", "Reply complete.")
+    log = await texts(page, "#playground-log > li")
+    assert " · rejected" in log[-2] and "No receipt for B-2." in log[-2]
+    tool = [m for m in model_server.requests[-1]["messages"] if m["role"] == "tool"][-1]
+    assert tool["tool_call_id"] == "call_two" and "No receipt for B-2." in tool["content"]
