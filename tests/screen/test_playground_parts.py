@@ -11,7 +11,7 @@ from typing import Any
 from tests.rooms.browser import Page
 from tests.screen.conftest import Client
 
-RUN = [
+RUN: list[dict[str, Any]] = [
     {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
     {"type": "TEXT_MESSAGE_START", "messageId": "a1", "role": "assistant"},
     {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a1", "delta": "Let me "},
