@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from testkit.model_server import ModelServer
+from testkit.model_server import ModelServer, Reply
 from tests.rooms.browser import Page
 from tests.screen.accessibility import axe_source, violations
 from tests.screen.conftest import Client, auth
@@ -214,3 +214,28 @@ async def test_a_held_tool_edited_then_another_rejected(
     assert " · rejected" in log[-2] and "No receipt for B-2." in log[-2]
     tool = [m for m in model_server.requests[-1]["messages"] if m["role"] == "tool"][-1]
     assert tool["tool_call_id"] == "call_two" and "No receipt for B-2." in tool["content"]
+
+
+async def test_failed_runs_say_so_in_the_alert_line(
+    page: Page, shop_client: Client, model_server: ModelServer
+) -> None:
+    """Refused before the stream (the model failed at once): the API's message, the text back
+    in the box. Failed mid-stream (RUN_ERROR): said so, the reply so far kept."""
+    await sign_in(page, shop_client, AGENT)
+    await click(page, "tab-playground")
+    await wait_text(page, "playground-thread", "new conversation")
+    model_server.fail(500)
+    await send(page, "Where is order A-1?")
+    error = await page.wait_for("document.getElementById('error').textContent")
+    assert error == "the conversation model answered 500"
+    assert await prop(page, "playground-message", "value") == "Where is order A-1?"
+    assert await texts(page, "#playground-log > li") == []
+    assert await prop(page, "playground-send", "disabled") is False  # ready for another try
+
+    await fill(page, "playground-message", "")
+    model_server.replies.append(Reply(content="Order A-1 is on its way.", cut_after=3, pace=0.05))
+    await send(page, "Where is order A-1?")
+    error = await wait_text(page, "error", "The run failed: ")
+    log = await texts(page, "#playground-log > li")
+    assert "Where is order A-1?" in log[0] and log[1].startswith(AGENT + "Order")
+    assert await prop(page, "playground-stop", "hidden") is True
