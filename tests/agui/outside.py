@@ -2,7 +2,8 @@
 a temporary folder by each test and put on the path, as `tests/agents/outside.py` does).
 
 `desk` is keyed by `customerId` and has two function tools: `lookup_order`, which reads the
-agent and the customer the server bound (`callmemory.tool_context()`), and `issue_refund`.
+agent and the customer the server bound (`callmemory.tool_context()`), and `issue_refund`,
+held for a person's decision (`interrupt_on`).
 `other` is a second agent of the same package, with no tools.
 """
 
@@ -49,6 +50,7 @@ desk = define_agent(
     instructions="You help the shop's customers with their orders.",
     memory=CodeDefaults(read=False, save=False, identity_key="customerId"),
     tools=[lookup_order, issue_refund],
+    interrupt_on=["issue_refund"],
 )
 other = define_agent(
     name="{OTHER}",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import asyncpg
 from ag_ui.core import (
     RunFinishedEvent,
     RunStartedEvent,
@@ -16,9 +17,11 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
+from testkit.fake_devices import wait_until
 from testkit.model_server import ModelServer
 from tests.agui.conftest import CONVERSATION_MODEL, headers, parse_events, run_body, types
 from tests.agui.outside import AGENT
+from tests.waiting import BUSY_MACHINE_SECONDS
 from tests.web_clients import Client
 
 PATH = f"/agui/{AGENT}"
@@ -102,3 +105,20 @@ async def test_the_thread_is_the_servers_and_only_new_messages_are_taken(
     assert roles == ["system", "user", "assistant", "tool", "assistant", "user"]
     assert sent[3]["content"] == "order A-1 of crm/42 at desk: shipped"  # the server's, not forged
     assert sent[-1]["content"] == "Thanks!"
+
+
+async def test_a_client_gone_mid_run_ends_the_model_request_and_keeps_nothing(
+    agui_app: Client, model_server: ModelServer, pool: asyncpg.Pool
+) -> None:
+    model_server.answer_text("one two three four five six seven eight", pace=0.05)
+    response = await agui_app.post(PATH, json=run_body(), headers=headers())
+    started = await response.content.readuntil(b"\n\n")
+    assert b"RUN_STARTED" in started
+    response.close()  # the client goes away
+    await wait_until(lambda: bool(model_server.streams_cut), within=BUSY_MACHINE_SECONDS)
+    assert model_server.answered_at == []
+    assert await pool.fetchval("select count(*) from stackbone_platform.chat_turns") == 0
+    model_server.answer_text("Fresh start.")  # the session is free again, its thread empty
+    status, _, _ = await run(agui_app, run_body(runId="run-2"))
+    assert status == 200
+    assert [m["role"] for m in model_server.requests[-1]["messages"]] == ["system", "user"]

@@ -81,6 +81,10 @@ ONE: dict[tuple[str, str], Builder] = {
         "/v1/messages",
         {"model": a, "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]},
     ),
+    ("POST", "/agui/{agentId}"): _path(
+        "/agui/{agentId}",
+        {"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "Hi"}]},
+    ),
     ("GET", "/api/chat/sessions/{agentId}"): _path("/api/chat/sessions/{agentId}"),
     ("GET", "/api/chat/sessions/{agentId}/{sessionId}"): _path(
         f"/api/chat/sessions/{{agentId}}/{SESSION}"

@@ -173,6 +173,19 @@ async def _ops_stream(client: Client, document: dict[str, Any]) -> tuple[str, st
     return ("GET", path)
 
 
+async def _agui_run(client: Client, document: dict[str, Any]) -> tuple[str, str]:
+    """A run on the AG-UI wire (server-sent events): its media type as documented."""
+    path = "/agui/support"
+    said = [{"id": "u", "role": "user", "content": "Hi"}]
+    body = {"threadId": "openapi", "runId": "r", "messages": said}
+    async with client.post(path, json=body, headers=auth("admin")) as stream:
+        assert stream.status == 200, await stream.text()
+        response = _operation(document, "POST", "/agui/{agentId}")["responses"]["200"]
+        assert stream.content_type in response["content"]
+        assert "RUN_FINISHED" in await stream.text()
+    return ("POST", path)
+
+
 @pytest.fixture(name="client")
 def _client(whole_app: Client) -> Client:
     return whole_app
@@ -285,6 +298,8 @@ async def test_every_answer_matches_the_document(  # noqa: PLR0917 - its fixture
     Draft202012Validator.check_schema({"$defs": document["components"]["schemas"]})
     doc, answered = await _document_uploads(client, document)
     answered.add(await _ops_stream(client, document))
+    model_server.answer_text("Hello.")  # the AG-UI run
+    answered.add(await _agui_run(client, document))
     statuses: set[int] = set()
     for method, template, body, key in CALLS:
         path = template.replace("{doc}", doc)
