@@ -73,6 +73,7 @@ from chat.toolbox import (
     ToolRefused,
     bind_context,
     bound_context,
+    client_tool,
     run_tool_call,
     toolset,
 )
@@ -154,6 +155,7 @@ __all__ = [
     "check_reserved",
     "check_session_id",
     "claim",
+    "client_tool",
     "decide",
     "decision_json",
     "delete_session",

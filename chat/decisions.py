@@ -31,6 +31,7 @@ from chat.held import (
 from chat.progress import progress_json, progress_of
 from chat.session_claim import Claim, ClaimLost
 from chat.snapshot import settings_json, settings_of
+from chat.toolbox import Tool, client_tool
 from chat.turn_result import TurnResult
 from memory.contract import PersistFailed, Unavailable
 from memory.settings import CallSettings
@@ -84,6 +85,7 @@ class HeldTurn:
     new: list[Message]  # what the client sent on the turn
     options: dict[str, Any]
     user_message: str
+    client_tools: tuple[Tool, ...] = ()  # the client's tools offered on the turn (AG-UI)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +108,17 @@ class Decided:
 
 
 def _state(turn: HeldTurn, result: TurnResult) -> dict[str, Any]:
-    return progress_json(result) | {
-        "turn": {"new": turn.new, "options": turn.options, "userMessage": turn.user_message}
+    offered = [
+        {"name": t.name, "description": t.description, "parameters": t.parameters}
+        for t in turn.client_tools
+    ]
+    sent = {
+        "new": turn.new,
+        "options": turn.options,
+        "userMessage": turn.user_message,
+        "clientTools": offered,
     }
+    return progress_json(result) | {"turn": sent}
 
 
 def _dump(value: Any) -> str:
@@ -181,6 +191,10 @@ def _row(r: Any) -> DecisionRow:
         sent["new"],
         sent["options"],
         sent["userMessage"],
+        tuple(
+            client_tool(t["name"], t["description"], t["parameters"])
+            for t in sent.get("clientTools", ())
+        ),
     )
     decision = r["decision"]
     return DecisionRow(

@@ -103,6 +103,15 @@ class Tool:
         return {"type": "function", "function": function}
 
 
+def client_tool(name: str, description: str, parameters: dict[str, Any]) -> Tool:
+    """A tool the client offered (AG-UI `tools`): offered to the model, never run here."""
+
+    async def on_the_client(_: ToolContext, __: str) -> str:
+        raise ToolRefused("this tool runs on the client")
+
+    return Tool(name, description, parameters, on_the_client, kind="client")
+
+
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """One call's result: the text fed back to the model, and its error code if it failed."""

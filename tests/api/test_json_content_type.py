@@ -23,7 +23,11 @@ SETTINGS = "/api/memory/settings/support"
 
 
 def concrete(path: str) -> str:
-    return path.replace("{agentId}", "support").replace("{namespace}", "help")
+    return (
+        path.replace("{agentId}", "support")
+        .replace("{namespace}", "help")
+        .replace("{decisionId}", "00000000-0000-4000-8000-000000000000")
+    )
 
 
 async def test_the_document_lists_every_json_route_with_its_415(client: Client) -> None:

@@ -4,9 +4,11 @@ runs the call (or not) and finishes the turn."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import openai
+import pytest
 
 from testkit.model_server import ModelServer
 from tests.held.conftest import CHAT_KEY, ran
@@ -15,8 +17,13 @@ from tests.web_clients import Client
 
 
 async def test_a_held_call_parks_and_an_approval_finishes_the_turn(
-    client: Client, openai_client: openai.AsyncOpenAI, model_server: ModelServer, ran_file: Path
+    client: Client,
+    openai_client: openai.AsyncOpenAI,
+    model_server: ModelServer,
+    ran_file: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG)
     refund(model_server)
     completion = await openai_client.chat.completions.create(
         model="refunds", messages=[{"role": "user", "content": "Refund A-1"}], extra_headers=HEADERS
@@ -56,3 +63,6 @@ async def test_a_held_call_parks_and_an_approval_finishes_the_turn(
     [detail] = first["run"]["toolCalls"]
     assert detail["name"] == "issue_refund" and detail["decision"] == "approve"
     assert detail["result"] == "refunded 500 on A-1" and detail["durationMs"] >= 0
+    logged = "\n".join(f"{r.getMessage()} {vars(r)}" for r in caplog.records if r.name != "httpx2")
+    for private in ("A-1", "Refunded.", "Refund A-1"):  # arguments, results, messages
+        assert private not in logged, private

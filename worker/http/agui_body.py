@@ -35,7 +35,7 @@ from ag_ui.core import (
 )
 from aiohttp import web
 
-from chat import Tool, ToolContext
+from chat import Tool, client_tool
 from memory.contract import InvalidRequest
 from worker.http.chat_wire import (
     CONVERSATION_HEADER,
@@ -214,10 +214,6 @@ def client_tools(tools: list[Any]) -> tuple[ClientTool, ...]:
     return tuple(out)
 
 
-async def _never_run(_: ToolContext, __: str) -> str:
-    raise RuntimeError("a client's tool is answered by the client, never run on the server")
-
-
-def client_tool(tool: ClientTool) -> Tool:
+def as_tool(tool: ClientTool) -> Tool:
     """The client's tool as the turn offers it (`kind="client"`: the turn ends on its call)."""
-    return Tool(tool.name, tool.description, tool.parameters, _never_run, kind="client")
+    return client_tool(tool.name, tool.description, tool.parameters)

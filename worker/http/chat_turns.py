@@ -8,7 +8,11 @@ resolves the agent's current effective settings, selects the customer under its 
 key, offers the memory tools of the settings table, holds the session (a second turn at once is
 `SessionBusy`), runs the turn (`chat.run_turn`, streamed through `relay` when given) and records
 it. A turn is recorded only when the model's answer is complete: a turn that failed, or whose
-client went away mid-stream (the relay raised), keeps nothing and releases the session.
+client went away mid-stream (the relay raised), keeps nothing and releases the session. A turn
+that calls a held tool (`interrupt_on`) parks instead: `finish` stores the decision with the
+turn so far and marks the session pending (`chat.park`); `worker.http.decision_turns` goes on
+with it once a person decided. An `observer` hears each tool call and result as they happen
+(the AG-UI wire's events).
 """
 
 from __future__ import annotations
@@ -91,10 +95,10 @@ class WireTurn:
     identities: dict[str, str]  # checked, the wire's own identity field folded in
     header: SessionHeader | None
     options: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+    client_tools: tuple[Tool, ...] = ()  # tools the client offered (`chat.client_tool`)
     # the new messages given the session's thread, for a wire whose client resends its whole
     # history (AG-UI); None: `messages` are the new ones
     reconcile: Callable[[list[Message]], list[Message]] | None = None
-    client_tools: tuple[Tool, ...] = ()  # the client's own tools (AG-UI `tools`), never run here
 
 
 async def model_agent(request: web.Request, name: str) -> AgentEntry:
@@ -173,14 +177,11 @@ async def take_turn(
     held = opened.claim
     try:
         new = wire.messages if wire.reconcile is None else wire.reconcile(opened.thread)
-        facts = TurnFacts(agent.name, wire.identities, new, wire.options, opened.settings)
+        facts = TurnFacts(
+            agent.name, wire.identities, new, wire.options, opened.settings, wire.client_tools
+        )
         turn = turn_input(
-            request,
-            definition,
-            facts,
-            earlier=opened.thread,
-            can_park=held is not None,
-            client=wire.client_tools,
+            request, definition, facts, earlier=opened.thread, can_park=held is not None
         )
         model = request.app[CHAT_MODEL]
         async with kept_lease(pool, held, config.lease_seconds):
@@ -205,6 +206,7 @@ class TurnFacts:
     new: list[Message]
     options: dict[str, Any]
     settings: CallSettings
+    client_tools: tuple[Tool, ...] = ()
 
 
 async def finish(
@@ -231,6 +233,7 @@ async def finish(
         facts.new,
         facts.options,
         last_user_text(facts.new),
+        facts.client_tools,
     )
     result.held = await park(pool, held, parked, result)
 
@@ -242,13 +245,15 @@ def turn_input(
     *,
     earlier: list[Message],
     can_park: bool,
-    client: tuple[Tool, ...] = (),
 ) -> TurnInput:
     """The turn as the tool loop takes it: instructions, thread, tools, who it acts for."""
     settings, identities = facts.settings, facts.identities
     scope = _scope(facts.agent, settings, identities)
     user = scope.user_id if scope is not None else _customer(settings, identities)
-    tools = (*turn_tools(request, definition, scope), *_client_tools(definition, client))
+    tools = (
+        *turn_tools(request, definition, scope),
+        *_client_tools(definition, facts.client_tools),
+    )
     options = (
         facts.options if definition.model is None else {**facts.options, "model": definition.model}
     )

@@ -62,7 +62,7 @@ async def reachable_decision(request: web.Request, decision_id: str) -> Decision
 
 def _facts(row: DecisionRow) -> TurnFacts:
     t = row.turn
-    return TurnFacts(t.agent_id, t.identities, t.new, t.options, t.settings)
+    return TurnFacts(t.agent_id, t.identities, t.new, t.options, t.settings, t.client_tools)
 
 
 async def continue_turn(

@@ -19,7 +19,7 @@ from ag_ui.core import RunAgentInput
 from aiohttp import web
 
 from chat import DecisionNotFound, TurnResult
-from worker.http.agui_body import AguiRun, client_tool, new_messages, read_run
+from worker.http.agui_body import AguiRun, as_tool, new_messages, read_run
 from worker.http.agui_resume import decision_of
 from worker.http.agui_stream import RunStream
 from worker.http.chat_turns import WireTurn, take_turn
@@ -38,7 +38,7 @@ def wire_turn(agent: str, run: AguiRun) -> WireTurn:
         run.identities,
         SessionHeader("session", run.thread_id),
         reconcile=functools.partial(new_messages, run.candidates),
-        client_tools=tuple(client_tool(t) for t in run.tools),
+        client_tools=tuple(as_tool(t) for t in run.tools),
     )
 
 
