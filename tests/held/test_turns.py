@@ -14,6 +14,7 @@ import asyncpg
 from testkit.model_server import ModelServer
 from tests.held.conftest import ADMIN_KEY, CHAT_KEY, CONVERSATION_MODEL, bearer, ran
 from tests.held.scripts import CUSTOMER, HEADERS, REFUND, call, calls, decide, session_turns, turn
+from tests.waiting import eventually
 from tests.web_clients import Client
 
 
@@ -139,3 +140,33 @@ async def test_a_failed_continuation_keeps_the_decision_and_frees_the_session(
     assert status == 200  # the session is free again
     [kept] = await session_turns(client)
     assert kept["userMessage"] == "Hello?"  # the failed turn was not recorded
+
+
+async def test_a_client_gone_mid_continuation_keeps_the_decision_and_frees_the_session(
+    client: Client, model_server: ModelServer, ran_file: Path
+) -> None:
+    calls(model_server, call("issue_refund", REFUND, "call_refund"))
+    _, parked = await turn(client, "Refund A-1", CHAT_KEY)
+    pending = parked["stackbone"]["decision"]
+    model_server.answer_text("one two three four five six seven eight", pace=0.05)
+    response = await client.post(
+        f"/api/chat/decisions/{pending['id']}",
+        json={"decision": "approve", "stream": True},
+        headers=bearer(ADMIN_KEY),
+    )
+    assert (await response.content.readuntil(b"\n\n")).startswith(b"event: tool_result")
+    assert (await response.content.readuntil(b"\n\n")).startswith(b"event: delta")
+    response.close()  # the client goes away mid-answer
+
+    async def failure() -> str | None:
+        answer = await client.get(f"/api/chat/decisions/{pending['id']}", headers=bearer(ADMIN_KEY))
+        found: str | None = (await answer.json())["failure"]
+        return found
+
+    assert await eventually(failure, "the failure noted") == "client_closed_request"
+    assert len(ran(ran_file)) == 1
+    model_server.answer_text("Hello again.")
+    status, _ = await turn(client, "Hello?", CHAT_KEY)
+    assert status == 200  # the session is free
+    [kept] = await session_turns(client)
+    assert kept["userMessage"] == "Hello?"

@@ -16,6 +16,7 @@ A continuation that fails after the decision was taken keeps the decision record
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 import structlog
@@ -101,7 +102,7 @@ async def continue_turn(
             request, finish(pool, claim, header=header, facts=facts, turn=turn, result=result)
         )
         held = None
-    except Exception as exc:
+    except (Exception, asyncio.CancelledError) as exc:  # cancelled: the client went away
         await _failed(request, row.pending.id, exc)
         raise
     finally:
@@ -110,9 +111,11 @@ async def continue_turn(
     return result
 
 
-async def _failed(request: web.Request, decision_id: str, exc: Exception) -> None:
+async def _failed(request: web.Request, decision_id: str, exc: BaseException) -> None:
     """Note the failure on the taken decision (best effort: its own failure is logged)."""
-    code = translate(exc).code
+    code = "client_closed_request"  # the client went away (the request was cancelled)
+    if isinstance(exc, Exception) and not isinstance(exc, ConnectionError):
+        code = translate(exc).code
     log.warning("chat.continuation_failed", decision_id=decision_id, error_code=code)
     try:
         await bounded(request, mark_failed(request.app[POOL], decision_id, code))
