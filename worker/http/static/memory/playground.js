@@ -21,9 +21,10 @@ const STATES = {
   unanswered: "no result",
 };
 
-function messageNode(item) {
+function messageNode(item, earlier = false) {
   const node = element("li", undefined, `msg ${item.kind}`);
-  node.append(element("strong", item.kind === "user" ? "You" : conv.agent), item.text);
+  const who = item.kind === "user" ? "You" : conv.agent;
+  node.append(element("strong", earlier ? `${who} · earlier` : who), item.text);
   return node;
 }
 
@@ -52,9 +53,9 @@ function draw() {
 
 function earlierNodes(turns) {
   return turns.flatMap((turn) => [
-    messageNode({ kind: "user", text: turn.userMessage }),
-    ...(turn.run?.toolCalls ?? []).map((call) => toolCallNode(call)),
-    messageNode({ kind: "assistant", text: turn.reply }),
+    messageNode({ kind: "user", text: turn.userMessage }, true),
+    ...(turn.run?.toolCalls ?? []).map((call) => toolCallNode(call, "earlier")),
+    messageNode({ kind: "assistant", text: turn.reply }, true),
   ]).map((node) => {
     node.classList.add("earlier");
     return node;
