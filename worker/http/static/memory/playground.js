@@ -126,6 +126,10 @@ async function showPending() {
 
 export async function loadPlayground() {
   if (!conv || conv.agent !== state.agent) start(conversation(state.agent, newId()));
+  if (undecided(conv).length) return;
+  show(conv.earlier.length
+    ? `Continuing the session ${conv.threadId}: your next message goes on its thread.`
+    : `Talking to ${conv.agent}.`);
 }
 
 function running(yes) {
