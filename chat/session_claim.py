@@ -157,7 +157,8 @@ def _flat(kept: Any) -> list[dict[str, Any]]:
     """The kept thread as the model is sent it: exactly what was said, except a lone surrogate
     (which no UTF-8 request body can carry), sent as U+FFFD."""
     turns = json.loads(kept) if isinstance(kept, str) else kept
-    return [_sendable(read_json(m)) for turn in turns for m in turn]
+    decoded = (json.loads(turn) if isinstance(turn, str) else turn for turn in turns)
+    return [_sendable(read_json(m)) for turn in decoded for m in turn]
 
 
 def _sendable(value: Any) -> Any:

@@ -19,6 +19,7 @@ from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
 from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
+from tests.screen.refunds import REFUNDS
 from worker.catalog import AgentSpec, Catalog
 from worker.http.server.auth import SCOPES, parse_api_keys
 from worker.http.web import create_app
@@ -87,6 +88,23 @@ async def _full_client(pool: asyncpg.Pool, model_server: ModelServer) -> AsyncIt
     chat = ChatConfig(base_url=model_server.url, api_key="chat-key", model="test-chat")
     app = create_app(
         pool=pool, catalog=catalog(), api_keys=keys, memory_config=memory_config, chat=chat
+    )
+    client: Client = TestClient(TestServer(app))
+    await client.start_server()
+    yield client
+    await client.close()
+
+
+@pytest.fixture(name="shop_client")
+async def _shop_client(pool: asyncpg.Pool, model_server: ModelServer) -> AsyncIterator[Client]:
+    """The app with `refunds` (a held tool, `tests.screen.refunds`) beside the usual agents and
+    a conversation model: what the Playground's tests talk to."""
+    keys = parse_api_keys(api_keys())
+    memory_config = MemoryConfig(base_url=model_server.url, api_key="test-key")
+    chat = ChatConfig(base_url=model_server.url, api_key="chat-key", model="test-chat")
+    agents = Catalog([*catalog(), REFUNDS])
+    app = create_app(
+        pool=pool, catalog=agents, api_keys=keys, memory_config=memory_config, chat=chat
     )
     client: Client = TestClient(TestServer(app))
     await client.start_server()

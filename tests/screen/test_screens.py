@@ -14,8 +14,9 @@ from pathlib import Path
 from memory.api import Memory
 from testkit.model_server import ModelServer
 from tests.rooms.browser import Page
-from tests.screen.conftest import Client
-from tests.screen.screen import sign_in
+from tests.screen.conftest import Client, auth
+from tests.screen.refunds import AGENT, park_refund
+from tests.screen.screen import click, sign_in, wait_text
 from tests.screen.seed import seed_documents, seed_memory, seed_session
 from tests.screen.views import VIEWS, prepare
 
@@ -68,3 +69,22 @@ async def test_every_view_at_desktop_and_phone_widths(
             assert png[:8] == b"\x89PNG\r\n\x1a\n"
             assert await overflow(page) == 0, (view, label, await _widest(page))
             await asyncio.to_thread((folder / f"{view}-{label}.png").write_bytes, png)
+
+
+async def test_the_playground_with_a_pending_decision(
+    page: Page, shop_client: Client, model_server: ModelServer, tmp_path: Path
+) -> None:
+    """`playground-decision-*.png`: a held refund waiting inline for Approve / Edit / Reject."""
+    await park_refund(shop_client, model_server, "web-thread-1", auth())
+    folder = Path(os.environ.get(SCREENS_VAR) or tmp_path)
+    await sign_in(page, shop_client, AGENT)
+    await click(page, "tab-sessions")
+    await wait_text(page, "status", "1 session(s)")
+    await page.evaluate("document.querySelector('#sessions-list .open-session').click()")
+    await wait_text(page, "status", "turn(s)")
+    await click(page, "session-continue")
+    await wait_text(page, "status", "is waiting for your decision")
+    for label, width in WIDTHS.items():
+        png = await shoot(page, width)
+        assert await overflow(page) == 0, (label, await _widest(page))
+        await asyncio.to_thread((folder / f"playground-decision-{label}.png").write_bytes, png)

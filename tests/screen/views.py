@@ -5,13 +5,27 @@ from __future__ import annotations
 
 from tests.rooms.browser import Page
 from tests.screen.screen import click, fill, wait_text
-from tests.screen.seed import AWKWARD
+from tests.screen.seed import AWKWARD, SESSION_KEY
 
-VIEWS = ("customers", "live", "overview", "sessions", "collections", "settings", "extraction")
+VIEWS = (
+    "customers",
+    "live",
+    "overview",
+    "sessions",
+    "playground",
+    "collections",
+    "settings",
+    "extraction",
+)
 
 
 async def prepare(page: Page, view: str) -> None:
     """Show `view` and wait until it has drawn its data."""
+    if view == "playground":  # the seeded session continued: its earlier turns shown
+        await prepare(page, "sessions")
+        await click(page, "session-continue")
+        await wait_text(page, "playground-thread", f"Thread {SESSION_KEY} · continued")
+        return
     await click(page, f"tab-{view}")
     if view == "customers":
         await fill(page, "open-user", AWKWARD)

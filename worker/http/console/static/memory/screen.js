@@ -9,15 +9,19 @@ import { bindCustomers, openCustomer, reset as resetCustomers } from "./customer
 import { bindExtraction, loadExtraction } from "./extraction.js";
 import { bindLive, followAgent, stopFeed } from "./live.js";
 import { bindOverview, loadOverview } from "./overview.js";
+import { bindPlayground, continueSession, loadPlayground } from "./playground.js";
 import { bindSessions, loadSessions } from "./sessions.js";
 import { bindSettings, loadSettings } from "./settings.js";
 import { state } from "./state.js";
 
-const VIEWS = ["overview", "live", "customers", "sessions", "collections", "settings", "extraction"];
+const VIEWS = [
+  "overview", "live", "customers", "sessions", "playground", "collections", "settings", "extraction",
+];
 // what a view loads when shown (views not listed draw as the agent changes)
 const LOADERS = {
   overview: loadOverview,
   sessions: loadSessions,
+  playground: loadPlayground,
   collections: loadCollections,
   extraction: loadExtraction,
 };
@@ -95,7 +99,11 @@ function bind() {
   bindCustomers();
   bindSettings();
   bindExtraction();
-  bindSessions();
+  bindSessions((agent, session, turns) => { // Continue in Playground
+    continueSession(agent, session, turns);
+    showView("playground");
+  });
+  bindPlayground();
   bindCollections();
   bindOverview();
   bindLive((contact) => {

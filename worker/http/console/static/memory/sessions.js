@@ -1,8 +1,10 @@
 // The Sessions view: an agent's chat sessions, most recently used first; open one to read each
-// turn's user message, reply, tokens and duration.
+// turn's user message, reply, tokens and duration, and its run detail (the tool calls behind
+// it: arguments, results, durations, decisions); continue a session in the Playground.
 import { api } from "./api.js";
 import { $, button, element, fill, guarded, load, loading, row, show, timeElement, when } from "./dom.js";
 import { state } from "./state.js";
+import { toolCallList } from "./toolcalls.js";
 
 // who a session is about: the selected customer, else every identity its turns named
 const customerOf = (s) => s.userId ?? (Object.entries(s.identities ?? {})
@@ -43,16 +45,26 @@ function turnItem(turn) {
   item.append(
     element("div", `Turn ${turn.position + 1} · ${when(turn.createdAt)} · ${tokens} · ${duration}`, "meta"),
     turnPart("User", turn.userMessage),
-    turnPart("Reply", turn.reply),
   );
+  const calls = turn.run?.toolCalls ?? [];
+  if (calls.length) {
+    const part = turnPart(`Tool calls (${calls.length})`, "");
+    part.append(toolCallList(calls));
+    item.append(part);
+  }
+  item.append(turnPart("Reply", turn.reply));
   return item;
 }
 
 let opened = null; // the session shown
+let openedTurns = [];
 
 async function openSession(summary) {
   opened = summary;
+  openedTurns = [];
   $("session-confirm").hidden = true;
+  $("session-continue").hidden = summary.kind !== "session";
+  $("session-continue-note").hidden = summary.kind === "session";
   $("session-key").textContent = summary.key;
   $("session").hidden = false;
   loading($("turns"));
@@ -60,6 +72,7 @@ async function openSession(summary) {
   const customer = customerOf(session) === null ? "no customer" : `customer ${customerOf(session)}`;
   $("session-meta").textContent =
     `${session.kind} · ${customer} · started ${when(session.createdAt)} · ${session.turns} turn(s)`;
+  openedTurns = turns;
   fill($("turns"), turns.map(turnItem), "No turns recorded.");
   $("session-title").focus();
   show(`${turns.length} turn(s).`);
@@ -73,7 +86,11 @@ async function deleteSession() {
   $("sessions-title").focus();
 }
 
-export function bindSessions() {
+// onContinue(agent, session, turns): the Playground takes the session's thread over
+export function bindSessions(onContinue) {
+  $("session-continue").addEventListener("click", () => {
+    if (opened) onContinue(state.agent, opened, openedTurns);
+  });
   $("sessions-refresh").addEventListener("click", guarded(loadSessions));
   $("session-delete").addEventListener("click", () => {
     $("session-confirm").hidden = false;
