@@ -26,12 +26,20 @@ BODIES: Final[dict[str, Any]] = {
     "ChatBody": CHAT,
     "MessagesBody": {**CHAT, "max_tokens": 20},
     "DocsSearchBody": {"query": "refund"},
+    "RunAgentInput": {
+        "threadId": "walk",
+        "runId": "run-1",
+        "messages": [{"id": "u1", "role": "user", "content": "Hi"}],
+        "forwardedProps": {"customerId": "crm/1"},
+    },
+    "DecisionBody": {"decision": "approve"},
 }
 PATH_VALUES: Final = {
     "agentId": "support",
     "namespace": "help",
     "documentId": "00000000-0000-4000-8000-000000000001",
     "sessionId": "0" * 32,
+    "decisionId": "00000000-0000-4000-8000-000000000002",
 }
 QUERY_VALUES: Final = {"agentId": "support", "source": "returns.txt"}  # others left out
 UPLOAD: Final = b"Items can be returned within thirty days."
@@ -52,7 +60,12 @@ class Call:
         parts = self.template.strip("/").split("/")
         if parts[0] == "api":
             parts = parts[1:]
-        named = {"v1": "chat wires", "chat": "chat sessions", "openapi.json": "openapi"}
+        named = {
+            "v1": "chat wires",
+            "agui": "chat wires",
+            "chat": "chat sessions",
+            "openapi.json": "openapi",
+        }
         return (
             parts[1] if parts[0] == "memory" and len(parts) > 1 else named.get(parts[0], parts[0])
         )
