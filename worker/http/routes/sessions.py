@@ -12,7 +12,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from chat import MAX_LIST, check_session_id, delete_session, list_sessions, open_session
-from worker.http.server import answers, bodies
+from worker.http.server import bodies, chat_answers
 from worker.http.server.context import POOL, Route, agent_of, respond
 from worker.http.server.integers import optional_integer
 
@@ -56,7 +56,7 @@ ROUTES = (
         sessions,
         "memory:read",
         agents="one",
-        answers=((200, answers.ChatSessions),),
+        answers=((200, chat_answers.ChatSessions),),
         query=("limit",),
         summary="An agent's chat sessions, most recently used first",
     ),
@@ -66,7 +66,7 @@ ROUTES = (
         one_session,
         "memory:read",
         agents="one",
-        answers=((200, answers.ChatSession),),
+        answers=((200, chat_answers.ChatSession),),
         summary="One chat session with its turns",
     ),
     Route(
@@ -75,7 +75,7 @@ ROUTES = (
         remove_session,
         "memory:delete",
         agents="one",
-        answers=((200, answers.ChatSessionDeleted),),
+        answers=((200, chat_answers.ChatSessionDeleted),),
         summary="Delete one chat session (memory erasure does not)",
     ),
 )

@@ -16,11 +16,11 @@ Timestamp = str  # ISO 8601 with a UTC offset
 Origin = Literal["studio", "code", "default"]
 
 
-class _Answer(BaseModel):
+class Answer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class ErrorDetail(_Answer):
+class ErrorDetail(Answer):
     code: str
     message: str
     field: str | None
@@ -29,13 +29,13 @@ class ErrorDetail(_Answer):
     param: str | None = None
 
 
-class ErrorAnswer(_Answer):
+class ErrorAnswer(Answer):
     """Every error: the status follows from the code (`worker.http.server.statuses`)."""
 
     error: ErrorDetail
 
 
-class Health(_Answer):
+class Health(Answer):
     status: Literal["ok", "degraded"]
     database: Literal["ok", "timeout", "unreachable"]
     # how search over facts ranks here, and why not by meaning (docs/deployment.md)
@@ -43,13 +43,13 @@ class Health(_Answer):
     searchReason: str | None = None
 
 
-class Binding(_Answer):
+class Binding(Answer):
     identityKey: str
     source: Literal["code", "studio"]
     fixedAt: Timestamp | None
 
 
-class SettingValues(_Answer):
+class SettingValues(Answer):
     read: bool
     save: bool
     instructions: str | None
@@ -58,7 +58,7 @@ class SettingValues(_Answer):
     timeZone: str | None
 
 
-class Overrides(_Answer):
+class Overrides(Answer):
     read: bool | None = None
     save: bool | None = None
     instructions: str | None = None
@@ -67,7 +67,7 @@ class Overrides(_Answer):
     timeZone: str | None = None
 
 
-class Origins(_Answer):
+class Origins(Answer):
     read: Origin
     save: Origin
     instructions: Origin
@@ -76,7 +76,7 @@ class Origins(_Answer):
     timeZone: Origin
 
 
-class Settings(_Answer):
+class Settings(Answer):
     agentId: str
     overrides: Overrides
     value: SettingValues
@@ -84,7 +84,7 @@ class Settings(_Answer):
     binding: Binding | None
 
 
-class MemoryAgent(_Answer):
+class MemoryAgent(Answer):
     agentId: str
     binding: Binding | None
     declaredIn: str  # "AGENTS=module:attr", or "worker <file>" for an attached worker
@@ -97,23 +97,23 @@ class MemoryAgent(_Answer):
     conflictWith: str | None  # where replaced, different memory defaults were declared
 
 
-class AgentRemoved(_Answer):
+class AgentRemoved(Answer):
     agentId: str
     removed: bool
 
 
-class MemoryAgents(_Answer):
+class MemoryAgents(Answer):
     agents: list[MemoryAgent]
 
 
-class FactItem(_Answer):
+class FactItem(Answer):
     id: str
     content: str
     createdAt: Timestamp
     updatedAt: Timestamp
 
 
-class CallItem(_Answer):
+class CallItem(Answer):
     id: str
     startedAt: Timestamp
     durationSeconds: float | None
@@ -123,14 +123,14 @@ class CallItem(_Answer):
     createdAt: Timestamp
 
 
-class CustomerMemory(_Answer):
+class CustomerMemory(Answer):
     agentId: str
     userId: str
     facts: list[FactItem]
     calls: list[CallItem]
 
 
-class FactVersionItem(_Answer):
+class FactVersionItem(Answer):
     factId: str
     versionId: str
     content: str
@@ -139,26 +139,26 @@ class FactVersionItem(_Answer):
     endedBy: str | None
 
 
-class FactHistory(_Answer):
+class FactHistory(Answer):
     agentId: str
     userId: str
     versions: list[FactVersionItem]
 
 
-class Erased(_Answer):
+class Erased(Answer):
     agentId: str
     userId: str
     deleted: int
 
 
-class SearchItem(_Answer):
+class SearchItem(Answer):
     contact: str
     id: str | None
     text: str | None
     score: float
 
 
-class SearchResults(_Answer):
+class SearchResults(Answer):
     agentId: str
     userId: str | None
     mode: Literal["lexical", "semantic", "hybrid", "identifier"]
@@ -167,12 +167,12 @@ class SearchResults(_Answer):
     items: list[SearchItem]
 
 
-class PlatformDefault(_Answer):
+class PlatformDefault(Answer):
     model: str
     reasoningEffort: str
 
 
-class Guidance(_Answer):
+class Guidance(Answer):
     draft: str | None
     draftSavedAt: Timestamp | None
     published: str | None
@@ -181,7 +181,7 @@ class Guidance(_Answer):
     builtIn: str
 
 
-class Extraction(_Answer):
+class Extraction(Answer):
     model: str | None
     reasoningEffort: str | None
     platformDefault: PlatformDefault
@@ -190,7 +190,7 @@ class Extraction(_Answer):
     updatedAt: Timestamp | None
 
 
-class ActivityItem(_Answer):
+class ActivityItem(Answer):
     id: int
     at: Timestamp
     actor: str
@@ -199,11 +199,11 @@ class ActivityItem(_Answer):
     fields: list[str]
 
 
-class Activity(_Answer):
+class Activity(Answer):
     entries: list[ActivityItem]
 
 
-class OpItem(_Answer):
+class OpItem(Answer):
     op: Literal["add", "update", "delete"]
     id: str
     version: str
@@ -213,11 +213,11 @@ class OpItem(_Answer):
     text: str | None
 
 
-class OpsMemory(_Answer):
+class OpsMemory(Answer):
     revision: int
 
 
-class OpsEventItem(_Answer):
+class OpsEventItem(Answer):
     """One `memory.ops` event, as listeners and the data channel get it (snake_case: the
     event's own JSON, not a route's camelCase)."""
 
@@ -233,13 +233,13 @@ class OpsEventItem(_Answer):
     latency_ms: float
 
 
-class OpsLog(_Answer):
+class OpsLog(Answer):
     agentId: str
     events: list[OpsEventItem]
     next: int
 
 
-class AgentCounts(_Answer):
+class AgentCounts(Answer):
     agentId: str
     people: int
     facts: int
@@ -248,26 +248,26 @@ class AgentCounts(_Answer):
     failuresByReason: dict[str, int]
 
 
-class Overview(_Answer):
+class Overview(Answer):
     agents: list[AgentCounts]
 
 
-class VoiceAgent(_Answer):
+class VoiceAgent(Answer):
     agentId: str
     identityKey: str | None
 
 
-class VoiceAgents(_Answer):
+class VoiceAgents(Answer):
     agents: list[VoiceAgent]
 
 
-class MemoryOutlook(_Answer):
+class MemoryOutlook(Answer):
     identityKey: str | None
     enabled: bool
     reason: str | None
 
 
-class Room(_Answer):
+class Room(Answer):
     agentId: str
     roomName: str
     url: str
@@ -278,171 +278,8 @@ class Room(_Answer):
     memory: MemoryOutlook
 
 
-class OutboundCall(_Answer):
+class OutboundCall(Answer):
     agentId: str
     roomName: str
     dispatchId: str
     trunkId: str
-
-
-class HeldFunction(_Answer):
-    name: str
-    arguments: str
-
-
-class HeldToolCall(_Answer):
-    """The call a held turn parked on (OpenAI's `tool_calls` item)."""
-
-    id: str
-    type: Literal["function"]
-    function: HeldFunction
-
-
-class PendingMember(_Answer):
-    id: str
-    tool: str
-    allowed: list[Literal["approve", "edit", "reject"]]
-    status: Literal["pending"]
-
-
-class StackboneMember(_Answer):
-    """What a held turn adds to a wire's answer: the pending decision."""
-
-    decision: PendingMember
-
-
-class ChatMessageAnswer(_Answer):
-    role: Literal["assistant"]
-    content: str | None  # None: a held turn that wrote no text
-    refusal: None
-    tool_calls: list[HeldToolCall] | None = None
-
-
-class ChatChoice(_Answer):
-    index: int
-    message: ChatMessageAnswer
-    logprobs: None
-    finish_reason: Literal["stop", "length", "content_filter", "tool_calls"]
-
-
-class ChatUsage(_Answer):
-    prompt_tokens: int
-    completion_tokens: int
-    total_tokens: int
-
-
-class ChatCompletion(_Answer):
-    """OpenAI's completion object (with `stream: true`, its chunks as server-sent events)."""
-
-    id: str
-    object: Literal["chat.completion"]
-    created: int
-    model: str
-    choices: list[ChatChoice]
-    usage: ChatUsage
-    stackbone: StackboneMember | None = None  # a held turn's pending decision
-
-
-class AnthropicText(_Answer):
-    type: Literal["text"]
-    text: str
-
-
-class AnthropicToolUse(_Answer):
-    """A held call (the turn parked on it)."""
-
-    type: Literal["tool_use"]
-    id: str
-    name: str
-    input: dict[str, object]
-
-
-class AnthropicUsage(_Answer):
-    input_tokens: int
-    output_tokens: int
-
-
-class AnthropicMessage(_Answer):
-    """Anthropic's message object (with `stream: true`, its server-sent events)."""
-
-    id: str
-    type: Literal["message"]
-    role: Literal["assistant"]
-    model: str
-    content: list[AnthropicText | AnthropicToolUse]
-    stop_reason: Literal["end_turn", "max_tokens", "tool_use"]
-    stop_sequence: None
-    usage: AnthropicUsage
-    stackbone: StackboneMember | None = None  # a held turn's pending decision
-
-
-class AnthropicErrorDetail(_Answer):
-    type: str  # Anthropic's error type (invalid_request_error, not_found_error, ...)
-    code: str
-    message: str
-    field: str | None
-
-
-class AnthropicError(_Answer):
-    """An error on the Anthropic Messages wire, in Anthropic's envelope."""
-
-    type: Literal["error"]
-    error: AnthropicErrorDetail
-
-
-class ChatSessionItem(_Answer):
-    sessionId: str
-    kind: Literal["session", "conversation"]
-    key: str
-    userId: str | None
-    identities: dict[str, str]  # every identity the session's turns named
-    createdAt: Timestamp
-    updatedAt: Timestamp
-    turns: int
-
-
-class ChatSessions(_Answer):
-    agentId: str
-    sessions: list[ChatSessionItem]
-
-
-class ToolCallItem(_Answer):
-    """One tool call of a turn's run detail (`arguments`: what it ran with)."""
-
-    id: str
-    name: str
-    arguments: str
-    result: str | None  # None: a client's tool (not run here)
-    error: str | None
-    durationMs: float
-    decision: Literal["approve", "edit", "reject"] | None
-
-
-class RunDetail(_Answer):
-    toolCalls: list[ToolCallItem]
-    promptTokens: int
-    completionTokens: int
-    durationMs: float
-
-
-class ChatTurnItem(_Answer):
-    position: int
-    userMessage: str
-    reply: str
-    promptTokens: int
-    completionTokens: int
-    durationMs: float
-    createdAt: Timestamp
-    run: RunDetail
-
-
-class ChatSession(_Answer):
-    agentId: str
-    session: ChatSessionItem
-    turns: list[ChatTurnItem]
-
-
-class ChatSessionDeleted(_Answer):
-    agentId: str
-    sessionId: str
-    deleted: Literal[True]

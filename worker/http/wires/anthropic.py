@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from worker.http.server import answers
+from worker.http.server import chat_answers
 from worker.http.server.context import Route, parse_body, read_json, respond
 from worker.http.wires.anthropic_body import Events, MessagesBody, message
 from worker.http.wires.openai_body import identities_of, session_of
@@ -46,9 +46,9 @@ ROUTES = (
         agents="one",
         deadline="own",  # model requests outlast the database deadline; database steps bounded
         body=MessagesBody,
-        answers=((200, answers.AnthropicMessage),),
+        answers=((200, chat_answers.AnthropicMessage),),
         summary="A text turn with an agent (Anthropic Messages; the key also as x-api-key)",
         api_key_header=True,
-        errors=answers.AnthropicError,
+        errors=chat_answers.AnthropicError,
     ),
 )

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, StringConstraints
 
 from chat import Decision, DecisionRow, PendingDecision, ToolRun, TurnResult, run_json
 from chat.held import MAX_MESSAGE_CHARS
-from worker.http.server.answers import RunDetail, ToolCallItem
+from worker.http.server.chat_answers import RunDetail, ToolCallItem
 from worker.http.server.context import timestamp
 
 Body = dict[str, Any]

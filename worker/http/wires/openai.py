@@ -20,7 +20,7 @@ from typing import Any
 from aiohttp import web
 
 from chat import TurnResult
-from worker.http.server import answers
+from worker.http.server import chat_answers
 from worker.http.server.context import Route, parse_body, read_json, respond, wire_json
 from worker.http.wires.decision_bodies import held_member
 from worker.http.wires.openai_body import ChatBody, identities_of, session_of
@@ -147,7 +147,7 @@ ROUTES = (
         agents="one",
         deadline="own",  # model requests outlast the database deadline; database steps bounded
         body=ChatBody,
-        answers=((200, answers.ChatCompletion),),
+        answers=((200, chat_answers.ChatCompletion),),
         summary="A text turn with an agent (OpenAI Chat Completions)",
     ),
 )
