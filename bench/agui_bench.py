@@ -39,6 +39,7 @@ import asyncpg
 from aiohttp import web
 from livekit.agents import function_tool
 
+from bench.chat_wire_bench import Legs, legs_table
 from bench.memory_bench import fresh_database, pct
 from callmemory import CodeDefaults, define_agent
 from chat import ChatConfig
@@ -56,7 +57,6 @@ HI = [{"role": "user", "content": "What are your opening hours on Monday?"}]
 ANSWER = "We open at nine on Mondays and close at six."
 STREAM_PACE = 0.005
 SESSION = web.AppKey("bench_relay_session", aiohttp.ClientSession)
-Legs = tuple[float, float]
 Run = Callable[[aiohttp.ClientSession, str], Awaitable[None]]
 
 
@@ -210,31 +210,7 @@ async def measure(pool: asyncpg.Pool, runs: int) -> list[str]:
     finally:
         await runner.cleanup()
         await server.stop()
-    return [*_table(samples), "", _resume_row(resumes)]
-
-
-HEADER = (
-    "| run | in p50 µs | in p99 µs | in ratio (p50) "
-    "| out p50 µs | out p99 µs | out ratio (p50) |\n"
-    "|---|---:|---:|---:|---:|---:|---:|"
-)
-
-
-def _table(samples: dict[str, list[Legs]]) -> list[str]:
-    legs = {
-        name: ([s[0] * 1e6 for s in got], [s[1] * 1e6 for s in got])
-        for name, got in samples.items()
-    }
-    floor_in, floor_out = next(iter(legs.values()))
-    rows = [HEADER]
-    for name, (leg_in, leg_out) in legs.items():
-        rows.append(
-            f"| {name} | {pct(leg_in, 50):.0f} | {pct(leg_in, 99):.0f} "
-            f"| {pct(leg_in, 50) / pct(floor_in, 50):.2f}x "
-            f"| {pct(leg_out, 50):.0f} | {pct(leg_out, 99):.0f} "
-            f"| {pct(leg_out, 50) / pct(floor_out, 50):.2f}x |"
-        )
-    return rows
+    return [*legs_table(samples, "run"), "", _resume_row(resumes)]
 
 
 def _resume_row(resumes: list[float]) -> str:

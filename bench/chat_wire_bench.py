@@ -153,23 +153,24 @@ async def measure(pool: asyncpg.Pool, turns: int) -> list[str]:
     finally:
         await runner.cleanup()
         await server.stop()
-    return _table(samples)
+    return legs_table(samples)
 
 
-HEADER = (
-    "| turn | in p50 µs | in p99 µs | in ratio (p50) "
-    "| out p50 µs | out p99 µs | out ratio (p50) |\n"
-    "|---|---:|---:|---:|---:|---:|---:|"
-)
-
-
-def _table(samples: dict[str, list[Legs]]) -> list[str]:
+def legs_table(samples: dict[str, list[Legs]], first: str = "turn") -> list[str]:
+    """A row per kind: both legs' p50 and p99 in µs, and their ratio to the first kind's."""
+    header = (
+        f"| {first} | in p50 µs | in p99 µs | in ratio (p50) "
+        "| out p50 µs | out p99 µs | out ratio (p50) |\n"
+        "|---|---:|---:|---:|---:|---:|---:|"
+    )
+    rows = [header]
+    if not samples:
+        return rows
     legs = {
         name: ([s[0] * 1e6 for s in got], [s[1] * 1e6 for s in got])
         for name, got in samples.items()
     }
     floor_in, floor_out = next(iter(legs.values()))
-    rows = [HEADER]
     for name, (leg_in, leg_out) in legs.items():
         rows.append(
             f"| {name} | {pct(leg_in, 50):.0f} | {pct(leg_in, 99):.0f} "

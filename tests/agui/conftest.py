@@ -13,6 +13,7 @@ from typing import Any
 import asyncpg
 import pytest
 from ag_ui.core import BaseEvent, Event
+from aiohttp import web
 from pydantic import TypeAdapter
 
 from callmemory.agent_import import load_agents
@@ -90,6 +91,14 @@ async def _agui_app(
     outside: Path, pool: asyncpg.Pool, memory_config: MemoryConfig, model_server: ModelServer
 ) -> AsyncIterator[Client]:
     clients = AppClients()
+    yield await clients.serve(agui_web_app(pool, memory_config, model_server))
+    await clients.aclose()
+
+
+def agui_web_app(
+    pool: asyncpg.Pool, memory_config: MemoryConfig, model_server: ModelServer
+) -> web.Application:
+    """The web app over the test database, the agents of `outside.py` and the model server."""
     chat = ChatConfig(
         base_url=model_server.url,
         api_key="conversation-key",
@@ -97,7 +106,7 @@ async def _agui_app(
         timeout_seconds=5,
         max_tool_steps=4,
     )
-    app = create_app(
+    return create_app(
         pool=pool,
         catalog=Catalog(load_agents(AGENTS)),
         api_keys=parse_api_keys(json.dumps(KEYS)),
@@ -105,5 +114,3 @@ async def _agui_app(
         chat=chat,
         agents_path=AGENTS,
     )
-    yield await clients.serve(app)
-    await clients.aclose()

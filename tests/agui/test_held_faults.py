@@ -7,24 +7,17 @@ app started after the one that parked it (the decision lives in Postgres, not th
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import asyncpg
 from ag_ui.core import RunFinishedInterruptOutcome, RunFinishedSuccessOutcome, ToolCallResultEvent
 
-from callmemory.agent_import import load_agents
-from chat import ChatConfig
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
-from tests.agui.conftest import CONVERSATION_MODEL, KEYS, run_body
-from tests.agui.outside import AGENTS
+from tests.agui.conftest import agui_web_app, run_body
 from tests.agui.test_held import finished, park, post, resume
 from tests.held.scripts import call, calls
 from tests.web_clients import AppClients, Client
-from worker.catalog import Catalog
-from worker.http.server.auth import parse_api_keys
-from worker.http.web import create_app
 
 
 async def test_two_resumes_at_once_one_continues_the_other_is_409(
@@ -89,21 +82,7 @@ async def test_an_interrupt_is_resumed_through_an_app_started_after_it(
 ) -> None:
     interrupt, call_id = await park(agui_app, model_server)
     clients = AppClients()
-    chat = ChatConfig(
-        base_url=model_server.url,
-        api_key="conversation-key",
-        model=CONVERSATION_MODEL,
-        timeout_seconds=5,
-        max_tool_steps=4,
-    )
-    later = create_app(
-        pool=pool,
-        catalog=Catalog(load_agents(AGENTS)),
-        api_keys=parse_api_keys(json.dumps(KEYS)),
-        memory_config=memory_config,
-        chat=chat,
-        agents_path=AGENTS,
-    )
+    later = agui_web_app(pool, memory_config, model_server)
     try:
         fresh = await clients.serve(later)
         model_server.answer_text("Done.")
