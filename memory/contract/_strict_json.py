@@ -110,9 +110,15 @@ def loads(text: str, *, max_depth: int = MAX_DEPTH, model_text: bool = False) ->
     return value
 
 
-def _check_tree(value: object, max_depth: int, model_text: bool = False) -> None:
+def check_characters(value: object, root: str = "") -> None:
+    """No string or key of `value` (found at `root`) holds NUL or a lone surrogate: for the
+    parts of a body read with `model_text` that are the client's own words."""
+    _check_tree(value, MAX_DEPTH, root=root)
+
+
+def _check_tree(value: object, max_depth: int, model_text: bool = False, root: str = "") -> None:
     """Depth and characters of every key and string, iteratively (no recursion to exhaust)."""
-    stack: list[tuple[object, str, int]] = [(value, "", 1)]
+    stack: list[tuple[object, str, int]] = [(value, root, 1)]
     while stack:
         node, path, depth = stack.pop()
         if isinstance(node, str):

@@ -328,8 +328,10 @@ async def read_body(request: web.Request) -> bytes:
         raise ClientGone() from None
 
 
-async def read_json(request: web.Request) -> object:
+async def read_json(request: web.Request, *, model_text: bool = False) -> object:
     """The request body as strict JSON (`memory.contract.strict_json`); every refusal is a 400.
+    `model_text`: string values may hold NUL and lone surrogates (a body that resends what a
+    model wrote); the route checks the client's own words with `client_text`.
 
     The body is decoded here rather than by `request.text()`, which raises on an unknown
     charset or bytes that are not UTF-8 instead of saying which rule the body broke.
@@ -343,10 +345,23 @@ async def read_json(request: web.Request) -> object:
     except UnicodeDecodeError:
         raise InvalidRequest("body: must be UTF-8 text", field="body") from None
     try:
-        return strict_json.loads(text)
+        return strict_json.loads(text, model_text=model_text)
     except strict_json.JsonRejected as rejected:
-        field = rejected.path or "body"
-        raise InvalidRequest(f"{field}: {rejected.rule}", field=field) from None
+        raise _rejected(rejected) from None
+
+
+def client_text(value: object, root: str) -> None:
+    """A 400 naming the field when a part of a `model_text` body that the client wrote holds
+    NUL or a lone surrogate."""
+    try:
+        strict_json.check_characters(value, root)
+    except strict_json.JsonRejected as rejected:
+        raise _rejected(rejected) from None
+
+
+def _rejected(rejected: strict_json.JsonRejected) -> InvalidRequest:
+    field = rejected.path or "body"
+    return InvalidRequest(f"{field}: {rejected.rule}", field=field)
 
 
 def parse_body(model: type[M], body: object) -> M:

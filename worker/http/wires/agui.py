@@ -19,7 +19,7 @@ from ag_ui.core import RunAgentInput
 from aiohttp import web
 
 from chat import DecisionNotFound, TurnResult
-from worker.http.server.context import Route, parse_body, read_json
+from worker.http.server.context import Route, client_text, parse_body, read_json
 from worker.http.server.errors import UNEXPECTED, translate
 from worker.http.wires.agui_body import AguiRun, as_tool, new_messages, read_run
 from worker.http.wires.agui_resume import decision_of
@@ -52,8 +52,22 @@ async def resumed(request: web.Request, run: AguiRun, stream: RunStream) -> Turn
     return await continue_turn(request, decision_id, decision, stream.relay, stream)
 
 
+def client_words(body: object) -> object:
+    """The body, once the client's own words are checked (no NUL, no lone surrogate). The
+    history's assistant messages are exempt: `HttpAgent` resends what the model wrote, which
+    may hold either, and the turn uses the server's thread, not the history."""
+    if not isinstance(body, dict):
+        return body
+    client_text({k: v for k, v in body.items() if k != "messages"}, "")
+    messages = body.get("messages")
+    for index, message in enumerate(messages if isinstance(messages, list) else ()):
+        if not (isinstance(message, dict) and message.get("role") == "assistant"):
+            client_text(message, f"messages[{index}]")
+    return body
+
+
 async def run_agent(request: web.Request) -> web.StreamResponse:
-    body = parse_body(RunAgentInput, await read_json(request))
+    body = parse_body(RunAgentInput, client_words(await read_json(request, model_text=True)))
     run = read_run(request, body)
     agent = request.match_info["agentId"]
     stream = RunStream(request, run.thread_id, run.run_id)

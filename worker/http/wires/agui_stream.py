@@ -34,8 +34,10 @@ from ag_ui.core import (
 )
 from ag_ui.encoder import EventEncoder
 from aiohttp import web
+from pydantic_core import PydanticSerializationError
 
 from chat import TurnResult
+from worker.http.server.context import wire_json
 from worker.http.wires.agui_resume import interrupted
 
 ENCODER = EventEncoder()
@@ -88,7 +90,7 @@ class RunStream:
                 thread_id=self.thread_id, run_id=self.run_id, protocol_version=PROTOCOL_VERSION
             )
             events = (opening, *events)
-        await self.response.write("".join(ENCODER.encode(e) for e in events).encode())
+        await self.response.write("".join(_frame(e) for e in events).encode())
 
     def _close_text(self) -> list[BaseEvent]:
         if self._text is None:
@@ -140,3 +142,13 @@ class RunStream:
     async def fail(self, code: str, message: str) -> None:
         await self._send(*self._close_text(), RunErrorEvent(message=message, code=code))
         await self.response.write_eof()
+
+
+def _frame(event: BaseEvent) -> str:
+    """One event as the package encodes it; text a model wrote holding a lone surrogate (which
+    the package's JSON cannot carry) as the same frame with the character's `\\u` escape."""
+    try:
+        return ENCODER.encode(event)
+    except PydanticSerializationError:
+        fields = event.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return f"data: {wire_json(fields, separators=(',', ':'))}\n\n"
