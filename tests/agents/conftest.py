@@ -19,7 +19,8 @@ from memory.documents import Documents
 from testkit.model_server import ModelServer
 from tests.agents.outside import AGENTS, COLLECTION, PACKAGE, write_package
 from tests.documents.conftest import EMBEDDING_MODEL
-from tests.web_clients import AppClients, Client
+from tests.team_package import importable
+from tests.web_clients import AppClients, Client, openai_sdk
 from worker.catalog import Catalog
 from worker.http.server.auth import ApiKey, parse_api_keys
 from worker.http.web import create_app
@@ -50,16 +51,8 @@ def bearer(key: str = ADMIN_KEY) -> dict[str, str]:
 @pytest.fixture(name="outside")
 def _outside(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The team's package on `sys.path` for this test only."""
-    import sys
-
-    root = write_package(tmp_path_factory.mktemp("team"))
-    sys.path.insert(0, str(root))
-    try:
+    with importable(write_package(tmp_path_factory.mktemp("team")), PACKAGE) as root:
         yield root
-    finally:
-        sys.path.remove(str(root))
-        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(f"{PACKAGE}.")]:
-            del sys.modules[name]
 
 
 def memory_config(model_server: ModelServer) -> MemoryConfig:
@@ -106,8 +99,5 @@ async def _shop_app(
 
 @pytest.fixture(name="shop_openai")
 async def _shop_openai(shop_app: Client) -> AsyncIterator[openai.AsyncOpenAI]:
-    sdk = openai.AsyncOpenAI(
-        base_url=str(shop_app.make_url("/v1")), api_key=ADMIN_KEY, max_retries=0
-    )
-    yield sdk
-    await sdk.close()
+    async with openai_sdk(shop_app, ADMIN_KEY) as sdk:
+        yield sdk

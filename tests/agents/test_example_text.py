@@ -15,7 +15,7 @@ from chat import ChatConfig
 from testkit.model_server import ModelServer
 from tests.agents.conftest import ADMIN_KEY, CONVERSATION_MODEL, api_keys, memory_config
 from tests.agents.test_text_tools import conversation, tool_results
-from tests.web_clients import AppClients
+from tests.web_clients import AppClients, openai_sdk
 from worker.catalog import Catalog
 from worker.http.web import create_app
 
@@ -39,9 +39,8 @@ async def _example_client(
         agents_path=EXAMPLE,
     )
     client = await clients.serve(app)
-    sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key=ADMIN_KEY)
-    yield sdk
-    await sdk.close()
+    async with openai_sdk(client, ADMIN_KEY) as sdk:
+        yield sdk
     await clients.aclose()
 
 

@@ -5,7 +5,6 @@ server, the agents of `tests/agui/outside.py`, and the wire's events read back w
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from chat import ChatConfig
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
 from tests.agui.outside import AGENTS, PACKAGE, write_package
+from tests.team_package import importable
 from tests.web_clients import AppClients, Client
 from worker.catalog import Catalog
 from worker.http.server.auth import parse_api_keys
@@ -76,14 +76,8 @@ def types(events: list[BaseEvent]) -> list[str]:
 
 @pytest.fixture(name="outside")
 def _outside(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = write_package(tmp_path_factory.mktemp("agui-team"))
-    sys.path.insert(0, str(root))
-    try:
+    with importable(write_package(tmp_path_factory.mktemp("agui-team")), PACKAGE) as root:
         yield root
-    finally:
-        sys.path.remove(str(root))
-        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(f"{PACKAGE}.")]:
-            del sys.modules[name]
 
 
 @pytest.fixture(name="agui_app")

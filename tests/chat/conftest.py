@@ -15,7 +15,7 @@ from chat import ChatConfig
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
-from tests.web_clients import AppClients, Client, MakeClient
+from tests.web_clients import AppClients, Client, MakeClient, anthropic_sdk, openai_sdk
 from worker.catalog import AgentSpec, Catalog
 from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
@@ -99,15 +99,11 @@ async def _client(make_client: MakeClient) -> Client:
 
 @pytest.fixture(name="openai_client")
 async def _openai_client(client: Client) -> AsyncIterator[openai.AsyncOpenAI]:
-    sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key=CHAT_KEY, max_retries=0)
-    yield sdk
-    await sdk.close()
+    async with openai_sdk(client, CHAT_KEY) as sdk:
+        yield sdk
 
 
 @pytest.fixture(name="anthropic_client")
 async def _anthropic_client(client: Client) -> AsyncIterator[anthropic.AsyncAnthropic]:
-    sdk = anthropic.AsyncAnthropic(
-        base_url=str(client.make_url("")).rstrip("/"), api_key=CHAT_KEY, max_retries=0
-    )
-    yield sdk
-    await sdk.close()
+    async with anthropic_sdk(client, CHAT_KEY) as sdk:
+        yield sdk

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,8 @@ from chat import ChatConfig
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
 from tests.held.outside import AGENTS, PACKAGE, write_package
-from tests.web_clients import AppClients, Client, MakeClient
+from tests.team_package import importable
+from tests.web_clients import AppClients, Client, MakeClient, anthropic_sdk, openai_sdk
 from worker.catalog import Catalog
 from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
@@ -69,14 +69,8 @@ def _ran_file(tmp_path: Path) -> Iterator[Path]:
 
 @pytest.fixture(name="team")
 def _team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = write_package(tmp_path_factory.mktemp("heldteam"))
-    sys.path.insert(0, str(root))
-    try:
+    with importable(write_package(tmp_path_factory.mktemp("heldteam")), PACKAGE) as root:
         yield root
-    finally:
-        sys.path.remove(str(root))
-        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(f"{PACKAGE}.")]:
-            del sys.modules[name]
 
 
 def chat_config(model_server: ModelServer) -> ChatConfig:
@@ -117,15 +111,11 @@ async def _client(make_client: MakeClient) -> Client:
 
 @pytest.fixture(name="openai_client")
 async def _openai_client(client: Client) -> AsyncIterator[openai.AsyncOpenAI]:
-    sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key=CHAT_KEY, max_retries=0)
-    yield sdk
-    await sdk.close()
+    async with openai_sdk(client, CHAT_KEY) as sdk:
+        yield sdk
 
 
 @pytest.fixture(name="anthropic_client")
 async def _anthropic_client(client: Client) -> AsyncIterator[anthropic.AsyncAnthropic]:
-    sdk = anthropic.AsyncAnthropic(
-        base_url=str(client.make_url("")).rstrip("/"), api_key=CHAT_KEY, max_retries=0
-    )
-    yield sdk
-    await sdk.close()
+    async with anthropic_sdk(client, CHAT_KEY) as sdk:
+        yield sdk
