@@ -20,7 +20,6 @@ import asyncio
 import importlib
 import json
 import logging
-import os
 import sys
 import tempfile
 import time
@@ -32,12 +31,11 @@ import aiohttp
 import asyncpg
 from aiohttp import web
 
-from bench.memory_bench import fresh_database, pct
+from bench.memory_bench import bench_database, pct
 from callmemory.agent_import import load_agents
 from callmemory.registration import declared, register_agents
 from chat import ChatConfig
 from infra.database import create_pool
-from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
@@ -203,10 +201,7 @@ async def turns(pool: asyncpg.Pool, runs: int) -> list[str]:
 
 async def main(runs: int) -> None:
     configure_logging(logging.WARNING)
-    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
-        Path(tempfile.mkdtemp(prefix="agents-bench-")) / "pgdata", cleanup_mode="delete"
-    )
-    url = await fresh_database(admin_url)
+    url = await bench_database("agents-bench-")
     pool = await create_pool(url, min_size=2, max_size=5)
     print("| what | median ms | floor (median ms) | ratio |\n|---|---:|---:|---:|")
     try:

@@ -42,9 +42,8 @@ from urllib.parse import urlsplit
 import asyncpg
 import psutil
 
-from bench.memory_bench import fresh_database
+from bench.memory_bench import bench_database
 from callmemory.prewarm import PREWARMED
-from infra.embedded import start_embedded
 from memory.settings import Overrides, SettingsUpdate
 from memory.store import offer_code_bindings, save_settings
 from testkit.burst_worker import BURST_DISPATCHED
@@ -305,10 +304,7 @@ async def run_bursts(
 
 
 async def main(sizes: list[int], rtts: list[float], facts: int) -> None:
-    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
-        Path(tempfile.mkdtemp(prefix="burst-bench-")) / "pgdata", cleanup_mode="delete"
-    )
-    url = await fresh_database(admin_url)
+    url = await bench_database("burst-bench-")
     print(f"cores: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.1f}")
     print(HEADER, flush=True)
     await run_bursts(

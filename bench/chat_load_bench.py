@@ -22,11 +22,8 @@ import asyncio
 import collections
 import json
 import logging
-import os
 import sys
-import tempfile
 import time
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -34,10 +31,9 @@ import asyncpg
 from aiohttp import web
 
 from bench.chat_wire_bench import HI, KEY, SESSION, _echo_route
-from bench.memory_bench import fresh_database
+from bench.memory_bench import bench_database
 from chat import ChatConfig
 from infra.database import create_pool
-from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
@@ -214,10 +210,7 @@ async def _loaded(
 
 async def main(clients: int, seconds: float, hog: bool, pools: list[int]) -> None:
     configure_logging(logging.WARNING)
-    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
-        Path(tempfile.mkdtemp(prefix="chat-load-")) / "pgdata", cleanup_mode="delete"
-    )
-    url = await fresh_database(admin_url)
+    url = await bench_database("chat-load-")
     model, model_url = await _instant_model()
     try:
         await _counted(url, model_url)

@@ -23,21 +23,17 @@ import argparse
 import asyncio
 import json
 import logging
-import os
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import aiohttp
 import asyncpg
 from aiohttp import web
 
-from bench.memory_bench import fresh_database, pct
+from bench.memory_bench import bench_database, pct
 from chat import ChatConfig
 from infra.database import create_pool
-from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
@@ -183,10 +179,7 @@ def legs_table(samples: dict[str, list[Legs]], first: str = "turn") -> list[str]
 
 async def main(turns: int) -> None:
     configure_logging(logging.WARNING)
-    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
-        Path(tempfile.mkdtemp(prefix="chat-bench-")) / "pgdata", cleanup_mode="delete"
-    )
-    url = await fresh_database(admin_url)
+    url = await bench_database("chat-bench-")
     pool = await create_pool(url, min_size=5, max_size=5)
     try:
         for line in await measure(pool, turns):

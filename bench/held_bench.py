@@ -22,11 +22,8 @@ import argparse
 import asyncio
 import json
 import logging
-import os
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -34,11 +31,10 @@ import asyncpg
 from aiohttp import web
 from livekit.agents import function_tool
 
-from bench.memory_bench import fresh_database, pct
+from bench.memory_bench import bench_database, pct
 from callmemory.definition import define_agent
 from chat import ChatConfig
 from infra.database import create_pool
-from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
@@ -184,10 +180,7 @@ def _table(samples: dict[str, list[float]]) -> list[str]:
 
 async def main(turns: int) -> None:
     configure_logging(logging.WARNING)
-    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
-        Path(tempfile.mkdtemp(prefix="held-bench-")) / "pgdata", cleanup_mode="delete"
-    )
-    url = await fresh_database(admin_url)
+    url = await bench_database("held-bench-")
     pool = await create_pool(url, min_size=5, max_size=5)
     try:
         for line in await measure(pool, turns):

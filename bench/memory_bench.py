@@ -332,6 +332,15 @@ async def fresh_database(admin_url: str) -> str:
     return url
 
 
+async def bench_database(prefix: str) -> str:
+    """A new migrated database for one benchmark run: on `BENCH_DATABASE_URL`'s server, else
+    on an embedded server in a temporary folder (`prefix`) deleted when the run ends."""
+    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
+        Path(tempfile.mkdtemp(prefix=prefix)) / "pgdata", cleanup_mode="delete"
+    )
+    return await fresh_database(admin_url)
+
+
 async def main(quick: bool, *, growth: bool = True) -> None:
     configure_logging(logging.WARNING)
     admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(

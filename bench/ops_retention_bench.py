@@ -25,18 +25,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import statistics
-import tempfile
 import time
 from functools import partial
-from pathlib import Path
 
 import asyncpg
 
-from bench.memory_bench import HEADER, fresh_database, interleaved, pct, row
+from bench.memory_bench import HEADER, bench_database, interleaved, pct, row
 from infra.database import create_pool
-from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from infra.long_ops import LongOpLimits, connect_long
 from memory.store import expire_ops, ops_after
@@ -149,10 +145,7 @@ async def writes_under_retention(pool: asyncpg.Pool, seconds: float) -> None:
 
 async def main(events: int, seconds: float) -> None:
     configure_logging(logging.WARNING)
-    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
-        Path(tempfile.mkdtemp(prefix="ops-bench-")) / "pgdata", cleanup_mode="delete"
-    )
-    url = await fresh_database(admin_url)
+    url = await bench_database("ops-bench-")
     loads = await connect_long(url, LongOpLimits(statement_seconds=0, lock_seconds=0))
     pool = await create_pool(url, min_size=5, max_size=5)  # the call path's limits
     try:

@@ -31,19 +31,16 @@ import json
 import logging
 import os
 import statistics
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
 import asyncpg
 from livekit.agents import AgentServer
 
-from bench.memory_bench import fresh_database, seed_person
+from bench.memory_bench import bench_database, seed_person
 from bench.model_process import model_process
 from callmemory.environment import DEFAULT_JOURNAL_HEARTBEAT_SECONDS
 from infra.database import create_pool
-from infra.embedded import start_embedded
 from infra.logs import configure_logging
 from lifecycle.journal import JournalSetup
 from lifecycle.plan import MemoryPlan
@@ -144,10 +141,7 @@ async def interleave(sample: Sample, rounds: int) -> tuple[list[float], list[flo
 async def main(rounds: int, replies_only: bool, journal_only: bool = False) -> None:
     configure_logging(logging.WARNING)
     logging.getLogger("livekit").setLevel(logging.ERROR)
-    admin_url = os.environ.get("BENCH_DATABASE_URL") or start_embedded(
-        Path(tempfile.mkdtemp(prefix="voice-bench-")) / "pgdata", cleanup_mode="delete"
-    )
-    url = await fresh_database(admin_url)
+    url = await bench_database("voice-bench-")
     pool = await create_pool(url, min_size=2, max_size=2)
     await seed_person(pool, AGENT, CALLER, facts=50, calls=100)
     plans = {read: await snapshot_plan(pool, read=read, save=False) for read in (True, False)}
