@@ -10,10 +10,11 @@ The worker is `testkit.process_worker` (`worker.agent`'s main with a scripted ca
 livekit's CLI, `start` or `dev`; its one call runs in a job process that livekit's forkserver
 starts. `hold=True` keeps the caller on the line: `job_pid()` finds the job process (from the
 `pid` livekit puts on every record a job process forwards) and `kill_job()` kills it;
-`kill_worker()` kills the whole worker at once. `burst_worker(env, cwd=...)` runs
-`testkit.burst_worker` instead: many calls at once, launched by `await worker.burst(tag, n)`.
-Leaving the block stops the worker like an orchestrator does (SIGTERM, then a drain); what is
-still running after `stop_within` seconds, forkserver and job processes included, is killed.
+`kill_worker()` kills the whole worker at once; `job_ended()` waits until the job process is
+gone. `burst_worker(env, cwd=...)` runs `testkit.burst_worker` instead: many calls at once,
+launched by `await worker.burst(tag, n)`. Leaving the block stops the worker like an
+orchestrator does (SIGTERM, then a drain); what is still running after `stop_within` seconds,
+forkserver and job processes included, is killed.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ Record = dict[str, Any]
 
 ROOT = Path(__file__).resolve().parents[1]
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_PID = re.compile(r'"pid": (\d+)')
 
 
 FOREIGN = ("LIVEKIT_", "OPENAI_", "VOICE_", "WEB_", "CALL_", "STACKBONE_", "MEMORY_", "OTEL_")
@@ -127,6 +129,20 @@ class WorkerProcess:
         """The job process's pid, from the first record it forwarded (`start` only)."""
         await self.wait_for(lambda: bool(self.forwarded()), within)
         return int(self.forwarded()[0]["pid"])
+
+    def job_pids(self) -> set[int]:
+        """Every pid other than the main process's on a line naming this job (JSON or console):
+        the job process's (`start` and `dev` alike)."""
+        named = (line for line in self.lines_with(f'"job_id": "{self.job_id}"'))
+        pids = {int(m.group(1)) for line in named if (m := _PID.search(line))}
+        return pids - {self.process.pid}
+
+    async def job_ended(self, within: float = 30.0) -> None:
+        """Until the job process has run and is gone. (livekit's "process exiting" line is no
+        such signal: under load its main process can stop reading the job's channel before
+        the message is read.)"""
+        await self.wait_for(lambda: bool(self.job_pids()), within)
+        await self.wait_for(lambda: not any(map(_running, self.job_pids())), within)
 
     async def kill_job(self, sig: signal.Signals = signal.SIGKILL) -> int:
         """Kill the job process (SIGKILL: no code of its own runs); returns its pid."""
@@ -219,6 +235,15 @@ async def _spawned(
     finally:
         await _stop(process, stop_within)
         await reading
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (Linux: its state in /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 async def _read(process: asyncio.subprocess.Process, output: list[str]) -> None:

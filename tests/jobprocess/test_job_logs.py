@@ -24,7 +24,7 @@ OURS = re.compile(r"\b(?:call|memory|lifecycle|testkit)\.[a-z_]+")
 
 async def one_call(worker: WorkerProcess) -> None:
     await worker.wait_for_event("call.save_finished")
-    await worker.wait_for(lambda: bool(worker.lines_with("process exiting")), within=30)
+    await worker.job_ended()
 
 
 def assert_private(output: list[str]) -> None:
