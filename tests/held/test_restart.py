@@ -1,6 +1,7 @@
-"""A decision pending across a restart of the web process: a real `python -m worker.http`
-parks a turn and is stopped; a new one refuses the session with 409 and continues the turn
-when a person decides (the pending call lives in Postgres, not in the process)."""
+"""A decision pending across a restart of the web process, on each chat wire: a real
+`python -m worker.http` parks a turn and is stopped; a new one refuses the session with 409
+and continues the turn when a person decides (the pending call lives in Postgres, not in the
+process). AG-UI's resume through a second app: tests/agui/test_held_faults.py."""
 
 from __future__ import annotations
 
@@ -71,18 +72,37 @@ async def post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple
         return r.status, await r.json()
 
 
+TURNS = {  # each chat wire: its path, a turn's body, its key header, where its error code is
+    "openai": (
+        "/v1/chat/completions",
+        {"model": "refunds", "messages": [{"role": "user", "content": "Refund A-1"}]},
+        bearer(CHAT_KEY),
+    ),
+    "anthropic": (
+        "/v1/messages",
+        {
+            "model": "refunds",
+            "max_tokens": 100,
+            "messages": [{"role": "user", "content": "Refund A-1"}],
+        },
+        {"x-api-key": CHAT_KEY, "anthropic-version": "2023-06-01"},
+    ),
+}
+
+
+@pytest.mark.parametrize("wire", list(TURNS))
 async def test_a_pending_decision_survives_a_restart(
-    team: Path, ran_file: Path, database_url: str, model_server: ModelServer
+    team: Path, ran_file: Path, database_url: str, model_server: ModelServer, wire: str
 ) -> None:
     env = env_of(team, database_url, model_server, ran_file)
-    chat = {"model": "refunds", "messages": [{"role": "user", "content": "Refund A-1"}]}
+    path, chat, key = TURNS[wire]
     refund(model_server)
     async with web_process(env, team) as web:
-        status, parked = await post(f"{web}/v1/chat/completions", chat, bearer(CHAT_KEY) | HEADERS)
+        status, parked = await post(f"{web}{path}", chat, key | HEADERS)
         assert status == 200, parked
     pending = parked["stackbone"]["decision"]
     async with web_process(env, team) as web:
-        status, body = await post(f"{web}/v1/chat/completions", chat, bearer(CHAT_KEY) | HEADERS)
+        status, body = await post(f"{web}{path}", chat, key | HEADERS)
         assert status == 409 and body["error"]["code"] == "decision_pending"
         model_server.answer_text("Refunded after the restart.")
         url = f"{web}/api/chat/decisions/{pending['id']}"
