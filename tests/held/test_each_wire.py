@@ -32,6 +32,7 @@ async def say(
 ) -> tuple[int, Any]:
     """One turn on `wire`, as its clients send it: (status, body)."""
     messages = [{"role": "user", "content": text}]
+    body: dict[str, Any]
     if wire == "openai":
         path, body = "/v1/chat/completions", {"model": "refunds", "messages": messages}
         auth = bearer(CHAT_KEY)

@@ -72,7 +72,9 @@ async def post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple
         return r.status, await r.json()
 
 
-TURNS = {  # each chat wire: its path, a turn's body, its key header, where its error code is
+TURNS: dict[
+    str, tuple[str, dict[str, Any], dict[str, str]]
+] = {  # each chat wire: its path, a turn's body, its key header, where its error code is
     "openai": (
         "/v1/chat/completions",
         {"model": "refunds", "messages": [{"role": "user", "content": "Refund A-1"}]},
