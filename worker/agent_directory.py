@@ -63,6 +63,7 @@ class AgentEntry:
     last_seen: datetime | None
     conflict_with: str | None
     loaded: bool
+    held: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def _entry(row: RegisteredAgent, loaded: bool) -> AgentEntry:
@@ -77,6 +78,7 @@ def _entry(row: RegisteredAgent, loaded: bool) -> AgentEntry:
         row.last_seen,
         row.conflict_with,
         loaded,
+        row.held,
     )
 
 
@@ -92,6 +94,7 @@ def _from_definition(agent: AgentDefinition, agents_path: str) -> AgentEntry:
         None,
         None,
         True,
+        registration.declared(agent).held,
     )
 
 

@@ -1,5 +1,8 @@
 """The agent registry's SQL: declare agents, list them, remove one (never their memory).
 
+A row holds the agent's tool names and, since migration 0027, which of them are held (a call
+waits for a person's decision) with the decisions each allows.
+
 `register` writes one row per declared agent in one statement: a new agent gets its first and
 last seen now; a known one gets its new declaration and last seen now. Last registration wins
 for the code's memory defaults: when the declaration's defaults differ from the row's, the row
@@ -25,6 +28,8 @@ from memory.store._db_errors import translated
 
 _S = "stackbone_platform"
 Source = Literal["module", "worker"]
+Held = tuple[tuple[str, tuple[str, ...]], ...]
+"""Held tools and the decisions each allows, in the definition's order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,7 @@ class Declared:
     memory: CodeDefaults
     tools: tuple[str, ...]
     collections: tuple[str, ...]
+    held: Held = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +57,23 @@ class RegisteredAgent:
     last_seen: datetime
     conflict_with: str | None
     conflict_at: datetime | None
+    held: Held = ()
 
 
 def defaults_json(memory: CodeDefaults) -> str:
     """The code's memory defaults as stored (declared fields only, in a stable order)."""
     fields = {k: v for k, v in dataclasses.asdict(memory).items() if v is not None}
     return json.dumps({k: list(v) if isinstance(v, tuple) else v for k, v in fields.items()})
+
+
+def held_json(held: Held) -> str:
+    """Held tools as stored: an array, so the definition's order stays."""
+    return json.dumps([{"tool": tool, "allowed": list(kinds)} for tool, kinds in held])
+
+
+def held_of(stored: str | list[Any]) -> Held:
+    data = json.loads(stored) if isinstance(stored, str) else stored
+    return tuple((str(item["tool"]), tuple(str(k) for k in item["allowed"])) for item in data)
 
 
 def defaults_of(stored: str | dict[str, Any]) -> CodeDefaults:
@@ -70,19 +87,20 @@ def defaults_of(stored: str | dict[str, Any]) -> CodeDefaults:
 
 _REGISTER = f"""
 with given as (
-    select agent_id, memory::jsonb as memory, tools, collections
-    from unnest($1::text[], $2::text[], $3::text[], $4::text[])
-        as g(agent_id, memory, tools, collections)
+    select agent_id, memory::jsonb as memory, tools, collections, held::jsonb as held
+    from unnest($1::text[], $2::text[], $3::text[], $4::text[], $7::text[])
+        as g(agent_id, memory, tools, collections, held)
 ), old as (
     select r.agent_id, r.memory, r.declared_in from {_S}.agent_registry r
     join given using (agent_id) for update of r
 ), written as (
     insert into {_S}.agent_registry as r
-        (agent_id, memory, tools, collections, declared_in, source, first_seen, last_seen)
-    select g.agent_id, g.memory, g.tools::text[], g.collections::text[], $5, $6,
+        (agent_id, memory, tools, collections, held, declared_in, source, first_seen, last_seen)
+    select g.agent_id, g.memory, g.tools::text[], g.collections::text[], g.held, $5, $6,
         clock_timestamp(), clock_timestamp() from given g
     on conflict (agent_id) do update set
         memory = excluded.memory, tools = excluded.tools, collections = excluded.collections,
+        held = excluded.held,
         declared_in = excluded.declared_in, source = excluded.source, last_seen = now(),
         conflict_with = case when r.memory <> excluded.memory then r.declared_in
             else r.conflict_with end,
@@ -114,12 +132,14 @@ async def register(
             [_array(a.collections) for a in agents],
             declared_in[:500],
             source,
+            [held_json(a.held) for a in agents],
         )
     return [row["agent_id"] for row in rows]
 
 
-_LIST = f"""select agent_id, memory, tools, collections, declared_in, source, first_seen,
-    last_seen, conflict_with, conflict_at from {_S}.agent_registry order by first_seen, agent_id"""
+_LIST = f"""select agent_id, memory, tools, collections, held, declared_in, source,
+    first_seen, last_seen, conflict_with, conflict_at from {_S}.agent_registry
+    order by first_seen, agent_id"""
 
 
 def _row(row: asyncpg.Record) -> RegisteredAgent:
@@ -134,6 +154,7 @@ def _row(row: asyncpg.Record) -> RegisteredAgent:
         last_seen=row["last_seen"],
         conflict_with=row["conflict_with"],
         conflict_at=row["conflict_at"],
+        held=held_of(row["held"]),
     )
 
 

@@ -54,6 +54,27 @@ async def test_the_last_registration_wins_and_the_replaced_one_is_kept(
     assert any(r.getMessage() == "agents.registry_conflict" for r in caplog.records)
 
 
+async def test_held_tools_are_registered_with_their_decisions_and_listed(
+    shop_app: Client, pool: asyncpg.Pool
+) -> None:
+    held = (("issue_refund", ("approve", "reject")), ("cancel_order", ("approve",)))
+    desk = Declared(
+        "front-desk", CodeDefaults(read=True), ("issue_refund", "cancel_order"), (), held
+    )
+    await register_agents(pool, [desk], "worker desk.py", "worker")
+    [row] = [r for r in await registered(pool) if r.agent_id == "front-desk"]
+    assert row.held == held  # in the definition's order, each tool's decisions as declared
+    by_id = {a["agentId"]: a for a in await listing(shop_app, ADMIN_KEY, 2)}
+    assert by_id["front-desk"]["heldTools"] == {
+        "issue_refund": ["approve", "reject"],
+        "cancel_order": ["approve"],
+    }
+    assert by_id["shop"]["heldTools"] == {}  # the app's own agent holds none
+    await register_agents(pool, [DESK], "worker desk.py", "worker")  # declared again, unheld
+    [row] = [r for r in await registered(pool) if r.agent_id == "front-desk"]
+    assert row.held == ()
+
+
 async def test_a_worker_only_agent_is_listed_and_editable_but_not_chattable(
     shop_app: Client, pool: asyncpg.Pool
 ) -> None:

@@ -1,6 +1,6 @@
 """A held tool parks the turn on its session: the OpenAI wire answers `tool_calls` with the
 held call and the pending decision, the session answers 409 while it waits, and a decision
-runs the call (or not) and finishes the turn."""
+runs the call (or not) and finishes the turn. The agent listing names the held tools."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from testkit.model_server import ModelServer
-from tests.held.conftest import CHAT_KEY, ran
+from tests.held.conftest import ADMIN_KEY, CHAT_KEY, bearer, ran
 from tests.held.scripts import CUSTOMER, HEADERS, REFUND, decide, refund, session_turns, turn
 from tests.web_clients import Client
 
@@ -66,3 +66,14 @@ async def test_a_held_call_parks_and_an_approval_finishes_the_turn(
     logged = "\n".join(f"{r.getMessage()} {vars(r)}" for r in caplog.records if r.name != "httpx2")
     for private in ("A-1", "Refunded.", "Refund A-1"):  # arguments, results, messages
         assert private not in logged, private
+
+
+async def test_the_agent_listing_names_each_held_tool_and_its_decisions(client: Client) -> None:
+    response = await client.get("/api/memory/agents", headers=bearer(ADMIN_KEY))
+    by_id = {a["agentId"]: a for a in (await response.json())["agents"]}
+    assert by_id["refunds"]["tools"] == ["lookup_order", "issue_refund", "cancel_order"]
+    assert by_id["refunds"]["heldTools"] == {
+        "issue_refund": ["approve", "edit", "reject"],
+        "cancel_order": ["approve", "reject"],
+    }
+    assert by_id["other-shop"]["heldTools"] == {"issue_refund": ["approve", "edit", "reject"]}

@@ -69,8 +69,15 @@ async def test_every_registered_agent_with_where_it_was_declared(
     page: Page, client: Client, pool: asyncpg.Pool
 ) -> None:
     """An agent an attached worker declared is shown beside the app's own: where, last seen,
-    its tools and collections, and that this process cannot run its text turns."""
-    desk = Declared("front-desk", CodeDefaults(read=True), ("lookup_order",), ("help-center",))
+    its tools (a held one with the decisions it allows) and collections, and that this process
+    cannot run its text turns."""
+    desk = Declared(
+        "front-desk",
+        CodeDefaults(read=True),
+        ("lookup_order", "issue_refund"),
+        ("help-center",),
+        (("issue_refund", ("approve", "reject")),),
+    )
     await register_agents(pool, [desk], "worker desk.py", "worker")
 
     async def listed() -> bool:  # the app reads the registry again about once a second
@@ -87,6 +94,7 @@ async def test_every_registered_agent_with_where_it_was_declared(
     found = {r[0]: r for r in await rows(page, "#registry-table tbody tr")}
     assert set(found) == {"support", "sales", "billing", "front-desk"}
     _, where, seen, tools, collections, here = found["front-desk"]
-    assert (where, tools, collections) == ("worker desk.py", "lookup_order", "help-center")
+    assert (where, collections) == ("worker desk.py", "help-center")
+    assert tools == "lookup_order, issue_refund (held: approve, reject)"
     assert here.startswith("no") and seen.endswith("UTC")
     assert found["support"][1] == "AGENTS=worker.catalog:agents" and found["support"][5] == "yes"

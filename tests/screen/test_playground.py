@@ -1,17 +1,24 @@
 """The Playground in headless Chromium against the real app: a message sent over the AG-UI wire
 streams in, a held tool is approved inline and its result shown, and a session is continued
-from the Sessions view (its run detail shown there first)."""
+from the Sessions view (its run detail shown there first); an agent this process cannot run is
+said so."""
 
 from __future__ import annotations
 
 import json
 
+import asyncpg
+
+from callmemory.registration import register_agents
+from memory.settings import CodeDefaults
+from memory.store import Declared
 from testkit.model_server import ModelServer, Reply
 from tests.rooms.browser import Page
 from tests.screen.accessibility import axe_source, violations
 from tests.screen.conftest import Client, auth
 from tests.screen.refunds import AGENT, CUSTOMER, calls, openai_turn, park_refund
 from tests.screen.screen import (
+    choose_agent,
     click,
     fill,
     press,
@@ -22,6 +29,7 @@ from tests.screen.screen import (
     type_text,
     wait_text,
 )
+from tests.waiting import eventually
 
 KEY = "web-thread-1"
 
@@ -239,3 +247,27 @@ async def test_failed_runs_say_so_in_the_alert_line(
     log = await texts(page, "#playground-log > li")
     assert "Where is order A-1?" in log[0] and log[1].startswith(AGENT + "Order")
     assert await prop(page, "playground-stop", "hidden") is True
+
+
+async def test_an_agent_this_process_cannot_run_is_said_so_and_not_sent_to(
+    page: Page, shop_client: Client, pool: asyncpg.Pool
+) -> None:
+    """An agent only an attached worker declared: the Playground names why it cannot talk to
+    it here and keeps Send off; choosing a loaded agent takes the notice away."""
+    desk = Declared("front-desk", CodeDefaults(read=True), (), ())
+    await register_agents(pool, [desk], "worker desk.py", "worker")
+
+    async def listed() -> bool:  # the app reads the registry again about once a second
+        body = await (await shop_client.get("/api/memory/agents", headers=auth())).json()
+        return "front-desk" in {a["agentId"] for a in body["agents"]}
+
+    await eventually(listed, "the worker's agent listed")
+    await sign_in(page, shop_client, "front-desk")
+    await click(page, "tab-playground")
+    note = await wait_text(page, "playground-unloaded", "cannot be run")
+    assert "worker desk.py" in note and "AGENTS" in note
+    assert await prop(page, "playground-send", "disabled") is True
+    await choose_agent(page, AGENT)
+    await wait_text(page, "playground-agent", AGENT)
+    assert await prop(page, "playground-unloaded", "hidden") is True
+    assert await prop(page, "playground-send", "disabled") is False

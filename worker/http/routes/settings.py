@@ -102,6 +102,7 @@ def agent_body(agent: AgentEntry, binding: Binding | None) -> dict[str, Any]:
         "firstSeen": timestamp(agent.first_seen),
         "lastSeen": timestamp(agent.last_seen),
         "tools": list(agent.tools),
+        "heldTools": {tool: list(kinds) for tool, kinds in agent.held},
         "collections": list(agent.collections),
         "loaded": agent.loaded,
         "conflictWith": agent.conflict_with,

@@ -92,6 +92,7 @@ class MemoryAgent(Answer):
     firstSeen: Timestamp | None
     lastSeen: Timestamp | None
     tools: list[str]
+    heldTools: dict[str, list[Literal["approve", "edit", "reject"]]]  # tool: decisions allowed
     collections: list[str]
     loaded: bool  # whether this web process can run its text turns
     conflictWith: str | None  # where replaced, different memory defaults were declared

@@ -1,6 +1,7 @@
 // The Overview: counts at a glance per agent (people, facts, calls and failed saves in the last
 // day, and why saves failed), from GET /api/memory/overview; and the registered agents (where
-// each was declared, when last seen, its tools and collections), from GET /api/memory/agents.
+// each was declared, when last seen, its tools (held ones marked) and collections), from
+// GET /api/memory/agents.
 import { api } from "./api.js";
 import { $, element, guarded, load, row, show, timeElement } from "./dom.js";
 import { state } from "./state.js";
@@ -15,6 +16,12 @@ function list(items) {
   return items && items.length ? items.join(", ") : "—";
 }
 
+// A held tool waits for a person's decision: named with the decisions it allows.
+function tools(agent) {
+  const held = agent.heldTools || {};
+  return list((agent.tools || []).map((t) => (held[t] ? `${t} (held: ${held[t].join(", ")})` : t)));
+}
+
 function declared(agent) {
   if (!agent.conflictWith) return agent.declaredIn;
   return `${agent.declaredIn} (replaced other defaults from ${agent.conflictWith})`;
@@ -24,7 +31,7 @@ async function loadRegistry() {
   await load($("registry-table").tBodies[0], async () => {
     const { agents } = await api("GET", "/api/memory/agents");
     return agents.map((a) => row(
-      a.agentId, declared(a), a.lastSeen ? timeElement(a.lastSeen) : "—", list(a.tools),
+      a.agentId, declared(a), a.lastSeen ? timeElement(a.lastSeen) : "—", tools(a),
       list(a.collections), a.loaded ? "yes" : "no: not in this process's AGENTS",
     ));
   }, "No agents.");

@@ -94,6 +94,7 @@ function start(next) {
   $("playground-agent").textContent = conv.agent;
   $("playground-log").replaceChildren(...earlierNodes(conv.earlier));
   describeThread();
+  drawUnloaded();
   running(false);
 }
 
@@ -132,8 +133,24 @@ export async function loadPlayground() {
     : `Talking to ${conv.agent}.`);
 }
 
+// an agent declared only by an attached worker: this process cannot run its turns
+function unloaded() {
+  const listed = state.agents[conv.agent];
+  return listed && !listed.loaded ? listed : null;
+}
+
+function drawUnloaded() {
+  const listed = unloaded();
+  const note = $("playground-unloaded");
+  note.hidden = !listed;
+  note.textContent = listed
+    ? `${listed.agentId} cannot be run from this process: it was declared by ${listed.declaredIn}`
+      + " and its definition is not in this process's AGENTS. Add its module to AGENTS to talk to it here."
+    : "";
+}
+
 function running(yes) {
-  $("playground-send").disabled = yes;
+  $("playground-send").disabled = yes || Boolean(unloaded());
   $("playground-stop").hidden = !yes;
   $("playground-live").setAttribute("aria-busy", String(yes));
 }

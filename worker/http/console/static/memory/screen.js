@@ -54,6 +54,7 @@ async function chooseAgent(name) {
 
 async function loadAgents() {
   const { agents } = await api("GET", "/api/memory/agents");
+  state.agents = Object.fromEntries(agents.map((a) => [a.agentId, a]));
   const select = $("agent");
   select.replaceChildren(...agents.map((a) => element("option", a.agentId)));
   signedIn(true);
@@ -78,6 +79,7 @@ function signOut(announce = true) {
   key.clear();
   stopFeed();
   state.agent = null;
+  state.agents = {};
   state.settings = null;
   resetCustomers();
   $("agent").replaceChildren();
