@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from testkit.model_server import ModelServer, Reply
-from tests.held.conftest import ADMIN_KEY, DECIDER_KEY, bearer
+from tests.held.conftest import ADMIN_KEY, CHAT_KEY, DECIDER_KEY, bearer
 from tests.web_clients import Client
 
 CUSTOMER = "cust-1"
@@ -39,6 +39,16 @@ async def decide(
         f"/api/chat/decisions/{decision_id}", json=body, headers=bearer(key)
     )
     return response.status, await response.json()
+
+
+def wire_request(wire: str, text: str) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """One user message as the chat wire's clients send it to `refunds`: (path, body, key
+    header); "openai" or "anthropic"."""
+    messages = [{"role": "user", "content": text}]
+    if wire == "openai":
+        return "/v1/chat/completions", {"model": "refunds", "messages": messages}, bearer(CHAT_KEY)
+    body = {"model": "refunds", "max_tokens": 100, "messages": messages}
+    return "/v1/messages", body, {"x-api-key": CHAT_KEY, "anthropic-version": "2023-06-01"}
 
 
 async def turn(client: Client, text: str, key: str, headers: dict[str, str] | None = None) -> Any:

@@ -12,8 +12,8 @@ from typing import Any, Literal
 import pytest
 
 from testkit.model_server import ModelServer
-from tests.held.conftest import CHAT_KEY, bearer, ran
-from tests.held.scripts import CUSTOMER, HEADERS, REFUND, decide, refund
+from tests.held.conftest import ran
+from tests.held.scripts import CUSTOMER, HEADERS, REFUND, decide, refund, wire_request
 from tests.web_clients import Client
 
 Wire = Literal["openai", "anthropic"]
@@ -31,16 +31,8 @@ async def say(
     client: Client, wire: Wire, text: str, headers: dict[str, str] = HEADERS
 ) -> tuple[int, Any]:
     """One turn on `wire`, as its clients send it: (status, body)."""
-    messages = [{"role": "user", "content": text}]
-    body: dict[str, Any]
-    if wire == "openai":
-        path, body = "/v1/chat/completions", {"model": "refunds", "messages": messages}
-        auth = bearer(CHAT_KEY)
-    else:
-        path = "/v1/messages"
-        body = {"model": "refunds", "max_tokens": 100, "messages": messages}
-        auth = {"x-api-key": CHAT_KEY, "anthropic-version": "2023-06-01"}
-    response = await client.post(path, json=body, headers=auth | headers)
+    path, body, key = wire_request(wire, text)
+    response = await client.post(path, json=body, headers=key | headers)
     return response.status, await response.json()
 
 

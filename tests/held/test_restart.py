@@ -18,9 +18,9 @@ import pytest
 
 from testkit.model_server import ModelServer
 from tests.config.test_processes import BASE_ENV
-from tests.held.conftest import ADMIN_KEY, CHAT_KEY, CONVERSATION_MODEL, KEYS, bearer, ran
+from tests.held.conftest import ADMIN_KEY, CONVERSATION_MODEL, KEYS, bearer, ran
 from tests.held.outside import AGENTS
-from tests.held.scripts import CUSTOMER, HEADERS, REFUND, refund
+from tests.held.scripts import CUSTOMER, HEADERS, REFUND, refund, wire_request
 from tests.web.test_web_process import free_port, wait_healthy
 
 pytestmark = pytest.mark.processes  # starts processes: not in `make check`
@@ -72,32 +72,12 @@ async def post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple
         return r.status, await r.json()
 
 
-TURNS: dict[
-    str, tuple[str, dict[str, Any], dict[str, str]]
-] = {  # each chat wire: its path, a turn's body, its key header, where its error code is
-    "openai": (
-        "/v1/chat/completions",
-        {"model": "refunds", "messages": [{"role": "user", "content": "Refund A-1"}]},
-        bearer(CHAT_KEY),
-    ),
-    "anthropic": (
-        "/v1/messages",
-        {
-            "model": "refunds",
-            "max_tokens": 100,
-            "messages": [{"role": "user", "content": "Refund A-1"}],
-        },
-        {"x-api-key": CHAT_KEY, "anthropic-version": "2023-06-01"},
-    ),
-}
-
-
-@pytest.mark.parametrize("wire", list(TURNS))
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
 async def test_a_pending_decision_survives_a_restart(
     team: Path, ran_file: Path, database_url: str, model_server: ModelServer, wire: str
 ) -> None:
     env = env_of(team, database_url, model_server, ran_file)
-    path, chat, key = TURNS[wire]
+    path, chat, key = wire_request(wire, "Refund A-1")
     refund(model_server)
     async with web_process(env, team) as web:
         status, parked = await post(f"{web}{path}", chat, key | HEADERS)
