@@ -50,6 +50,7 @@ from livekit.agents import Agent, AgentServer, AgentSession, JobContext
 from callmemory import environment
 from callmemory.config import CallConfig, load_call_config
 from callmemory.definition import AgentDefinition
+from callmemory.held_in_calls import guard_held
 from callmemory.prewarm import job_runtime
 from callmemory.process import in_main_process, prepare_database, serves_calls
 from callmemory.registration import register_worker_agent
@@ -83,12 +84,15 @@ class CallerMemory:
     `config` None: each job reads its configuration from its environment.
     `consolidate`: "call.ended" (one save at the end of the call) or "turn" (a pass after each
     agent reply, and the final one at the end).
+    `held`: the agent's held tools (`interrupt_on`, from a definition): on the livekit agent
+    they are swapped for stand-ins that refuse to run (`callmemory.held_in_calls`).
     """
 
     agent_id: str
     defaults: CodeDefaults = field(default_factory=CodeDefaults)
     config: CallConfig | None = None
     consolidate: Consolidate = DEFAULT_CONSOLIDATE
+    held: frozenset[str] = frozenset()
     _listeners: list[Listener] = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -137,7 +141,8 @@ class CallerMemory:
             defaults = defaults or definition.memory
         try:
             config = load_call_config()
-            memory = cls(name, defaults or CodeDefaults())
+            held = frozenset(definition.interrupt_on) if definition is not None else frozenset()
+            memory = cls(name, defaults or CodeDefaults(), held=held)
             main = in_main_process()
             prepare_database(config, sys.argv, main_process=main)
         except ConfigError as exc:
@@ -198,6 +203,7 @@ class CallerMemory:
         if session.agent_state != "initializing":
             raise SessionAlreadyStarted()
         check_tools(agent, session)
+        await guard_held(agent, self.held, self.agent_id)
         # every event of this call (call.*, memory.*) carries the room and job, never a number
         structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
         config = self._config()  # given, or this call's one read of the environment
@@ -250,6 +256,7 @@ class CallerMemory:
         if session.agent_state != "initializing":
             raise SessionAlreadyStarted()
         check_tools(agent, session)
+        await guard_held(agent, self.held, self.agent_id)
         structlog.contextvars.bind_contextvars(room=ctx.job.room.name, job_id=ctx.job.id)
         config = self._config()
         tracing.configure(config.tracing_endpoint)

@@ -33,6 +33,7 @@ from typing import Any
 
 from livekit.agents import llm
 
+from callmemory.held_in_calls import call_tools
 from chat import DEFAULT_TOOL_SECONDS, DecisionKind, allowed_kinds, check_reserved
 from memory.config import ConfigError
 from memory.contract import limits
@@ -69,6 +70,12 @@ class AgentDefinition:
     interrupt_on: Mapping[str, frozenset[DecisionKind]] = field(
         default_factory=lambda: MappingProxyType({}), hash=False
     )
+
+    @property
+    def voice_tools(self) -> list[llm.Tool | llm.Toolset]:
+        """The tools for a livekit `Agent` (a call, or livekit's text mode): the agent's own,
+        each held one as a stand-in that refuses to run (`callmemory.held_in_calls`)."""
+        return call_tools(self.tools, self.interrupt_on, self.name)
 
     @property
     def tool_names(self) -> tuple[str, ...]:

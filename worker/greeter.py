@@ -7,7 +7,6 @@ instructions (`callmemory`), and the greeting is the agent's own `on_enter`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from livekit.agents import Agent, llm
 
@@ -15,7 +14,7 @@ GREETING = "Greet the caller warmly and briefly, then ask how you can help."
 
 
 class Greeter(Agent):
-    def __init__(self, instructions: str, tools: Sequence[llm.FunctionTool[..., Any]] = ()) -> None:
+    def __init__(self, instructions: str, tools: Sequence[llm.Tool | llm.Toolset] = ()) -> None:
         super().__init__(instructions=instructions, tools=list(tools))
 
     async def on_enter(self) -> None:

@@ -1,0 +1,141 @@
+"""Held tools in a live call never run (livekit's job runner, THREAD executor, mock room): a call
+has no session to park on and the caller is on the line, so the model's call of a held tool is
+refused in words it can put to the caller, on an agent built from `definition.voice_tools` and
+on one built from the plain `definition.tools` (attach swaps the held ones). A tool that is not
+held runs as before. The stand-in keeps the tool's name, description and parameters."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from livekit import rtc
+from livekit.agents import Agent, AgentServer, AgentSession, JobContext, llm
+from livekit.agents.llm.utils import build_legacy_openai_schema
+
+from callmemory import AgentDefinition, CallerMemory
+from callmemory.held_in_calls import REFUSAL, call_tools
+from testkit.fake_devices import wait_until
+from testkit.job_runner import FakeCallSide, serving, tool_call
+from testkit.mock_room import SIP, MockRoom, participant
+from tests.held.conftest import ran
+from tests.held.outside import AGENT, PACKAGE, write_package
+from tests.jobrunner.test_example_agent import tool_outputs
+from tests.team_package import importable
+
+NUMBER = "+34600111777"
+
+
+@pytest.fixture(name="ran_file")
+def _ran_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where the team's tools write what they ran (`tests.held.outside`)."""
+    monkeypatch.setenv("HELD_RAN", str(tmp_path / "ran.jsonl"))
+    return tmp_path / "ran.jsonl"
+
+
+@pytest.fixture(name="refunds")
+def _refunds(tmp_path: Path, ran_file: Path) -> Iterator[AgentDefinition]:
+    with importable(write_package(tmp_path / "team"), PACKAGE):
+        definition: AgentDefinition = importlib.import_module(PACKAGE).refunds
+        yield definition
+
+
+class Desk(Agent):
+    async def on_enter(self) -> None:
+        self.session.generate_reply(instructions="Greet the caller.")
+
+
+async def entrypoint(
+    ctx: JobContext, sessions: FakeCallSide, agent: Agent, memory: CallerMemory
+) -> None:
+    session: AgentSession[Any] = sessions()
+    await memory.start(ctx, session, agent=agent, room=ctx.room)
+
+
+@asynccontextmanager
+async def desk_server(
+    side: FakeCallSide, agent: Agent, memory: CallerMemory
+) -> AsyncIterator[AgentServer]:
+    server = AgentServer(shutdown_process_timeout=10)
+    run = functools.partial(entrypoint, sessions=side, agent=agent, memory=memory)
+    server.rtc_session(run, agent_name=AGENT)
+    async with serving(server) as running:
+        yield running
+
+
+async def one_call(room: MockRoom, agent: Agent, memory: CallerMemory, *replies: str) -> Any:
+    """A call whose model answers the caller's question with `replies`: the last request."""
+    side = FakeCallSide(room)
+    caller = participant("sip_caller", SIP, {"sip.phoneNumber": NUMBER})
+    room.join(caller)
+    side.replies = replies
+    async with desk_server(side, agent, memory) as server:
+        await server.simulate_job("call-room", fake_job=True)
+        await side.greeted()
+        fake, session = side.llm, side.session
+        assert fake is not None and session is not None
+        side.in_job(session.generate_reply, user_input="Refund order A-1, please.")
+        await wait_until(lambda: len(fake.calls) == 3, within=10)
+        room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
+    return fake.calls[2].chat_ctx
+
+
+REFUND = tool_call("issue_refund", order_id="A-1", amount="500")
+
+
+@pytest.mark.parametrize("built_from", ["voice_tools", "tools"])
+async def test_a_held_tool_in_a_call_is_refused_and_never_runs(
+    job_env: None,
+    refunds: AgentDefinition,
+    *,
+    room: MockRoom,
+    ran_file: Path,
+    caplog: pytest.LogCaptureFixture,
+    built_from: str,
+) -> None:
+    caplog.set_level(logging.INFO)
+    agent = Desk(instructions=refunds.instructions, tools=list(getattr(refunds, built_from)))
+    memory = CallerMemory(refunds.name, refunds.memory, held=frozenset(refunds.interrupt_on))
+    answered = await one_call(room, agent, memory, REFUND, "I cannot do that now.")
+    [output] = tool_outputs(answered)
+    assert output == REFUSAL.format(tool="issue_refund")
+    [outcome] = [i for i in answered.items if isinstance(i, llm.FunctionCallOutput)]
+    assert outcome.is_error
+    assert ran(ran_file) == []  # the refund never ran
+    events = [r.getMessage() for r in caplog.records]
+    assert events.count("call.held_tool_refused") == 1
+    guarded = events.count("call.held_tools_guarded")
+    assert guarded == (1 if built_from == "tools" else 0)  # swapped at attach only if needed
+
+
+async def test_a_tool_that_is_not_held_runs_in_a_call(
+    job_env: None, refunds: AgentDefinition, room: MockRoom, ran_file: Path
+) -> None:
+    agent = Desk(instructions=refunds.instructions, tools=refunds.voice_tools)
+    memory = CallerMemory(refunds.name, refunds.memory, held=frozenset(refunds.interrupt_on))
+    lookup = tool_call("lookup_order", order_id="A-1")
+    answered = await one_call(room, agent, memory, lookup, "It was delivered.")
+    assert tool_outputs(answered) == ["order A-1: delivered"]
+    assert [r["tool"] for r in ran(ran_file)] == ["lookup_order"]
+
+
+def test_a_stand_in_keeps_the_tools_name_description_and_parameters(
+    refunds: AgentDefinition,
+) -> None:
+    tools = call_tools(refunds.tools, refunds.interrupt_on, refunds.name)
+    by_name = {t.id: t for t in tools}
+    plain = {t.id: t for t in refunds.tools}
+    assert list(by_name) == ["lookup_order", "issue_refund", "cancel_order"]
+    assert by_name["lookup_order"] is plain["lookup_order"]  # not held: the same tool
+    for name in ("issue_refund", "cancel_order"):
+        stand_in = by_name[name]
+        assert isinstance(stand_in, llm.RawFunctionTool)
+        assert stand_in.info.raw_schema == build_legacy_openai_schema(plain[name])["function"]
+    again = call_tools(tools, refunds.interrupt_on, refunds.name)
+    assert again[1] is tools[1]  # a stand-in is never wrapped twice
