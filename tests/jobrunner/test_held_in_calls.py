@@ -2,7 +2,8 @@
 has no session to park on and the caller is on the line, so the model's call of a held tool is
 refused in words it can put to the caller, on an agent built from `definition.voice_tools` and
 on one built from the plain `definition.tools` (attach swaps the held ones). A tool that is not
-held runs as before. The stand-in keeps the tool's name, description and parameters."""
+held runs as before; livekit's text mode refuses held tools too. The stand-in keeps the tool's
+name, description and parameters."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from livekit import rtc
 from livekit.agents import Agent, AgentServer, AgentSession, JobContext, llm
 from livekit.agents.llm.utils import build_legacy_openai_schema
 
-from callmemory import AgentDefinition, CallerMemory
+from callmemory import AgentDefinition, CallerMemory, TextMemory
 from callmemory.held_in_calls import REFUSAL, call_tools
 from testkit.fake_devices import wait_until
 from testkit.job_runner import FakeCallSide, serving, tool_call
@@ -27,6 +28,7 @@ from testkit.mock_room import SIP, MockRoom, participant
 from tests.held.conftest import ran
 from tests.held.outside import AGENT, PACKAGE, write_package
 from tests.jobrunner.test_example_agent import tool_outputs
+from tests.jobrunner.test_text_session import TEXT_ONLY, TextSide, customer, turn
 from tests.team_package import importable
 
 NUMBER = "+34600111777"
@@ -139,3 +141,32 @@ def test_a_stand_in_keeps_the_tools_name_description_and_parameters(
         assert stand_in.info.raw_schema == build_legacy_openai_schema(plain[name])["function"]
     again = call_tools(tools, refunds.interrupt_on, refunds.name)
     assert again[1] is tools[1]  # a stand-in is never wrapped twice
+
+
+async def test_a_held_tool_in_livekits_text_mode_is_refused_too(
+    job_env: None, refunds: AgentDefinition, *, room: MockRoom, ran_file: Path
+) -> None:
+    """livekit's text mode has no session to park on either: `attach_text` swaps the held
+    tools of an agent built from the plain `tools`."""
+    side = TextSide(room, [REFUND, "I cannot do that now."])
+    memory = CallerMemory(refunds.name, refunds.memory, held=frozenset(refunds.interrupt_on))
+
+    async def entry(ctx: JobContext) -> None:
+        agent = Agent(instructions=refunds.instructions, tools=list(refunds.tools))
+        started = await memory.start(
+            ctx, side(), agent=agent, room=ctx.room, room_options=TEXT_ONLY
+        )
+        side.text = started if isinstance(started, TextMemory) else None
+
+    server = AgentServer(shutdown_process_timeout=10)
+    server.rtc_session(entry, agent_name=AGENT)
+    who = customer()
+    room.join(who)
+    async with serving(server) as running:
+        await running.simulate_job("chat-room", fake_job=True)
+        await wait_until(lambda: side.text is not None, within=10)
+        await turn(room, side, who, "Refund order A-1, please.", requests=2)
+        room.leave(who, rtc.DisconnectReason.CLIENT_INITIATED)
+    assert side.llm is not None
+    assert tool_outputs(side.llm.calls[1].chat_ctx) == [REFUSAL.format(tool="issue_refund")]
+    assert ran(ran_file) == []
