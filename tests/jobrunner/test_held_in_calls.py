@@ -1,9 +1,9 @@
 """Held tools in a live call never run (livekit's job runner, THREAD executor, mock room): a call
 has no session to park on and the caller is on the line, so the model's call of a held tool is
-refused in words it can put to the caller, on an agent built from `definition.voice_tools` and
-on one built from the plain `definition.tools` (attach swaps the held ones). A tool that is not
-held runs as before; livekit's text mode refuses held tools too. The stand-in keeps the tool's
-name, description and parameters."""
+refused in words it can put to the caller, on an agent built from `definition.voice_tools`, on
+one built from the plain `definition.tools` (attach swaps the held ones) and on the worker's own
+agent. A tool that is not held runs as before; livekit's text mode refuses held tools too. The
+stand-in keeps the tool's name, description and parameters."""
 
 from __future__ import annotations
 
@@ -26,10 +26,11 @@ from testkit.fake_devices import wait_until
 from testkit.job_runner import FakeCallSide, serving, tool_call
 from testkit.mock_room import SIP, MockRoom, participant
 from tests.held.conftest import ran
-from tests.held.outside import AGENT, PACKAGE, write_package
+from tests.held.outside import AGENT, AGENTS, PACKAGE, write_package
 from tests.jobrunner.test_example_agent import tool_outputs
 from tests.jobrunner.test_text_session import TEXT_ONLY, TextSide, customer, turn
 from tests.team_package import importable
+from worker import agent as worker_agent
 
 NUMBER = "+34600111777"
 
@@ -169,4 +170,32 @@ async def test_a_held_tool_in_livekits_text_mode_is_refused_too(
         room.leave(who, rtc.DisconnectReason.CLIENT_INITIATED)
     assert side.llm is not None
     assert tool_outputs(side.llm.calls[1].chat_ctx) == [REFUSAL.format(tool="issue_refund")]
+    assert ran(ran_file) == []
+
+
+async def test_the_workers_own_agent_holds_them_back_too(
+    job_env: None,
+    refunds: AgentDefinition,
+    *,
+    room: MockRoom,
+    ran_file: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`worker.agent`'s entrypoint serving an agent of `AGENTS` with a held tool."""
+    monkeypatch.setenv("AGENTS", AGENTS)
+    side = FakeCallSide(room)
+    caller = participant("sip_caller", SIP, {"sip.phoneNumber": NUMBER})
+    room.join(caller)
+    side.replies = (REFUND, "I cannot do that now.")
+    server = AgentServer(shutdown_process_timeout=10)
+    server.rtc_session(functools.partial(worker_agent.entrypoint, sessions=side), agent_name=AGENT)
+    async with serving(server) as running:
+        await running.simulate_job("call-room", fake_job=True)
+        await side.greeted()
+        fake, session = side.llm, side.session
+        assert fake is not None and session is not None
+        side.in_job(session.generate_reply, user_input="Refund order A-1, please.")
+        await wait_until(lambda: len(fake.calls) == 3, within=10)
+        room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
+    assert tool_outputs(fake.calls[2].chat_ctx) == [REFUSAL.format(tool="issue_refund")]
     assert ran(ran_file) == []
