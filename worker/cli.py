@@ -1,5 +1,5 @@
-"""`caller-memory`, the one command: `memory ...`, `docs ...`, `sessions ...`, `dial`, `web`
-and `worker`.
+"""`caller-memory`, the one command: `memory ...`, `docs ...`, `sessions ...`, `decisions ...`,
+`dial`, `web` and `worker`.
 
 Results print as JSON on stdout in the HTTP API's shape (camelCase keys, ISO timestamps). A
 refusal prints one `error: ...` line on stderr: exit code 2 for bad input or configuration, 1
@@ -27,6 +27,7 @@ from memory.config import ConfigError
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
 from sip.job_metadata import outbound_metadata
 from worker.catalog import UnknownAgent, load_catalog
+from worker.decision_commands import decisions_app
 from worker.dispatcher import Dispatcher, LiveKitFailed
 from worker.docs_commands import docs_app
 from worker.memory_commands import memory_app
@@ -45,6 +46,7 @@ app = typer.Typer(
 app.add_typer(memory_app, name="memory")
 app.add_typer(docs_app, name="docs")
 app.add_typer(sessions_app, name="sessions")
+app.add_typer(decisions_app, name="decisions")
 
 
 def print_json(body: dict[str, Any]) -> None:

@@ -40,7 +40,7 @@ SessionArg = Annotated[str, typer.Argument(help="the session id (from `sessions 
 Work = Callable[[asyncpg.Pool], Awaitable[dict[str, Any]]]
 
 
-async def _known(pool: asyncpg.Pool, name: str) -> None:
+async def known_agent(pool: asyncpg.Pool, name: str) -> None:
     """Refuse an agent neither the registry nor this project declares (`agent_not_found`)."""
     if any(agent.name == name for agent in default_catalog()):
         return
@@ -52,7 +52,7 @@ async def _known(pool: asyncpg.Pool, name: str) -> None:
 def _run(work: Work, agent: str) -> None:
     async def with_pool(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
         try:
-            await _known(pool, agent)
+            await known_agent(pool, agent)
             return await work(pool)
         except UnknownAgent as exc:
             raise Refused(EXIT_USAGE, f"{exc.code}: {exc.message}") from None

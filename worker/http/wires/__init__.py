@@ -7,14 +7,14 @@ parked turn (`decision_turns.continue_turn`), plainly or streamed (`decision_str
 shapes of `decision_bodies`.
 
 The face the app uses: `ROUTES`, and the app keys `create_app` fills; other wires use
-`take_turn`, `continue_turn` and `held_member`.
+`take_turn`, `continue_turn` and `held_member`; the CLI shows decisions as `decision_body`.
 """
 
 from __future__ import annotations
 
 from worker.http.server.context import Route
 from worker.http.wires import agui, anthropic, decisions, openai
-from worker.http.wires.decision_bodies import held_member
+from worker.http.wires.decision_bodies import decision_body, held_member
 from worker.http.wires.decision_turns import continue_turn
 from worker.http.wires.opening import BOUND_KEYS
 from worker.http.wires.turns import CHAT_CONFIG, CHAT_MODEL, WireTurn, take_turn
@@ -28,6 +28,7 @@ __all__ = [
     "ROUTES",
     "WireTurn",
     "continue_turn",
+    "decision_body",
     "held_member",
     "take_turn",
 ]
