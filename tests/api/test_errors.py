@@ -39,8 +39,9 @@ from worker.catalog import UnknownAgent
 from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http.server import errors
 from worker.http.server.auth import Forbidden, Unauthenticated
-from worker.http.server.context import BodyTimedOut, BodyTooLarge, failure_of, unwrap
+from worker.http.server.context import failure_of, unwrap
 from worker.http.server.errors import UNEXPECTED, error_middleware, translate
+from worker.http.server.request_body import BodyTimedOut, BodyTooLarge
 from worker.identities import IdentitiesRule, InvalidIdentities
 
 SECRET = "+34600123456 said the secret"

@@ -1,5 +1,5 @@
 """Every route that reads a JSON body refuses another `Content-Type`, or none, with one 415 before
-reading it (`worker.http.server.context.require_json`); the OpenAPI document says so."""
+reading it (`worker.http.server.request_body.require_json`); the OpenAPI document says so."""
 
 from __future__ import annotations
 

@@ -15,15 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory.contract import DEFAULT_RECALL_CALLS
 from worker.http.server import answers
 from worker.http.server.bodies import delete_body, history_body, recall_body
-from worker.http.server.context import (
-    MEMORY,
-    Route,
-    agent_of,
-    parse_body,
-    read_json,
-    respond,
-    unwrap,
-)
+from worker.http.server.context import MEMORY, Route, agent_of, respond, unwrap
+from worker.http.server.request_body import parse_body, read_json
 
 log = structlog.get_logger(__name__)
 PATH = "/api/memory/customers/{agentId}"

@@ -23,18 +23,8 @@ from memory.documents import (
     RagTooLarge,
 )
 from worker.http.server import document_bodies as bodies
-from worker.http.server.context import (
-    DOCUMENTS,
-    BodyTimedOut,
-    ClientGone,
-    Route,
-    bounded,
-    database_bound,
-    parse_body,
-    read_json,
-    respond,
-    unwrap,
-)
+from worker.http.server.context import DOCUMENTS, Route, bounded, database_bound, respond, unwrap
+from worker.http.server.request_body import BodyTimedOut, ClientGone, parse_body, read_json
 from worker.http.server.serving import LIMITS
 
 COLLECTIONS = "/api/documents/collections"

@@ -18,7 +18,8 @@ from memory.settings import DraftBody, ModelBody, parse_draft, parse_model_selec
 from memory.store import ExtractionSettings
 from memory.store import extraction_settings_store as extraction_store
 from worker.http.server import answers
-from worker.http.server.context import POOL, Route, actor, read_json, respond, timestamp
+from worker.http.server.context import POOL, Route, actor, respond, timestamp
+from worker.http.server.request_body import read_json
 
 log = structlog.get_logger(__name__)
 PATH = "/api/memory/extraction"

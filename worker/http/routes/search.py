@@ -12,16 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory.search import DEFAULT_K, DEFAULT_MODE
 from worker.http.server import answers
 from worker.http.server.bodies import search_body
-from worker.http.server.context import (
-    MEMORY,
-    Route,
-    agent_of,
-    database_bound,
-    parse_body,
-    read_json,
-    respond,
-    unwrap,
-)
+from worker.http.server.context import MEMORY, Route, agent_of, database_bound, respond, unwrap
+from worker.http.server.request_body import parse_body, read_json
 
 PATH = "/api/memory/customers/{agentId}/search"
 

@@ -31,10 +31,10 @@ from worker.http.server.context import (
     agent_of,
     forget_agent,
     reachable_agents,
-    read_json,
     respond,
     timestamp,
 )
+from worker.http.server.request_body import read_json
 
 log = structlog.get_logger(__name__)
 PATH = "/api/memory/settings/{agentId}"

@@ -28,12 +28,11 @@ from worker.http.server.context import (
     Route,
     agent_of,
     bounded,
-    parse_body,
     reachable_agents,
-    read_json,
     respond,
     timestamp,
 )
+from worker.http.server.request_body import parse_body, read_json
 from worker.identities import check_identities, merge_customer_id
 
 DISPATCHER: web.AppKey[Dispatcher | None] = web.AppKey("dispatcher")

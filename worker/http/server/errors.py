@@ -35,14 +35,9 @@ from worker.agent_directory import AgentNotLoaded
 from worker.catalog import UnknownAgent
 from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
 from worker.http.server.auth import AuthFailure
-from worker.http.server.context import (
-    BodyTimedOut,
-    BodyTooLarge,
-    ClientGone,
-    NotJson,
-    respond,
-)
+from worker.http.server.context import respond
 from worker.http.server.failures import ModelNotFound, StreamsFull
+from worker.http.server.request_body import BodyTimedOut, BodyTooLarge, ClientGone, NotJson
 from worker.http.server.statuses import INTERNAL_ERROR, code_for_status, status_for
 from worker.identities import InvalidIdentities
 

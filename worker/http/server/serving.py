@@ -3,7 +3,7 @@
 aiohttp has no header read timeout of its own, but its keep-alive timer serves as one: it
 starts when a connection opens (and again after each response) and closes the connection if no
 complete request head has arrived by then, whatever trickled in meanwhile. The body deadline is
-applied where a body is read (`worker.http.server.context.read_json`, after authentication, so an
+applied where a body is read (`request_body.read_json`, after authentication, so an
 unauthenticated client never makes the process buffer a body). The connection cap is a listening
 site (aiohttp's `BaseSite` extension point) whose protocol factory answers one fixed 503 and
 closes when the cap is reached, instead of letting connections pile up. aiohttp's own error

@@ -19,8 +19,9 @@ from ag_ui.core import RunAgentInput
 from aiohttp import web
 
 from chat import DecisionNotFound, TurnResult
-from worker.http.server.context import Route, client_text, parse_body, read_json
+from worker.http.server.context import Route
 from worker.http.server.errors import UNEXPECTED, translate
+from worker.http.server.request_body import client_text, parse_body, read_json
 from worker.http.wires.agui_body import AguiRun, as_tool, new_messages, read_run
 from worker.http.wires.agui_resume import decision_of
 from worker.http.wires.agui_stream import RunStream

@@ -16,7 +16,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from worker.http.server import chat_answers
-from worker.http.server.context import Route, parse_body, read_json, respond
+from worker.http.server.context import Route, respond
+from worker.http.server.request_body import parse_body, read_json
 from worker.http.wires.anthropic_body import Events, MessagesBody, message
 from worker.http.wires.openai_body import identities_of, session_of
 from worker.http.wires.stream import stream_turn

@@ -15,16 +15,9 @@ from aiohttp import web
 from chat import list_decisions
 from chat.held import Status
 from memory.contract import InvalidRequest
-from worker.http.server.context import (
-    POOL,
-    Route,
-    agent_of,
-    parse_body,
-    read_json,
-    respond,
-    restricted_to,
-)
+from worker.http.server.context import POOL, Route, agent_of, respond, restricted_to
 from worker.http.server.integers import optional_integer
+from worker.http.server.request_body import parse_body, read_json
 from worker.http.wires.decision_bodies import (
     Continued,
     DecisionBody,

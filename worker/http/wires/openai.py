@@ -21,7 +21,8 @@ from aiohttp import web
 
 from chat import TurnResult
 from worker.http.server import chat_answers
-from worker.http.server.context import Route, parse_body, read_json, respond, wire_json
+from worker.http.server.context import Route, respond, wire_json
+from worker.http.server.request_body import parse_body, read_json
 from worker.http.wires.decision_bodies import held_member
 from worker.http.wires.openai_body import ChatBody, identities_of, session_of
 from worker.http.wires.stream import stream_turn
