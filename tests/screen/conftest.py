@@ -30,6 +30,10 @@ KEYS: dict[str, tuple[str, list[str]]] = {
     "operator": ("operator-secret-0123456789abcdef", list(SCOPES)),
     "config": ("config-secret-0123456789abcdefgh", ["config:read", "config:write"]),
     "support-only": ("support-only-secret-0123456789ab", list(SCOPES)),
+    "no-decisions": (
+        "no-decisions-secret-0123456789ab",
+        [s for s in SCOPES if s != "decisions"],
+    ),
 }
 AGENTS_OF_KEY = {"support-only": ["support"]}  # the agents a restricted key reaches
 

@@ -72,7 +72,8 @@ async def test_everything_by_keyboard_with_visible_focus(
     assert await prop(page, "sessions", "hidden") is False
     await wait_text(page, "status", "session(s)")
     await press(page, "Tab")  # Refresh
-    await press(page, "Tab")  # the table's scroll region
+    await press(page, "Tab")  # the calls waiting for a decision: their scroll region (none)
+    await press(page, "Tab")  # the sessions table's scroll region
     await press(page, "Tab")  # the first session's Open
     assert await page.evaluate("document.activeElement.textContent") == "Open"
     await press(page, "Enter")

@@ -29,6 +29,7 @@ from tests.screen.screen import (
     type_text,
     wait_text,
 )
+from tests.screen.test_views import rows
 from tests.waiting import eventually
 
 KEY = "web-thread-1"
@@ -271,3 +272,41 @@ async def test_an_agent_this_process_cannot_run_is_said_so_and_not_sent_to(
     await wait_text(page, "playground-agent", AGENT)
     assert await prop(page, "playground-unloaded", "hidden") is True
     assert await prop(page, "playground-send", "disabled") is False
+
+
+async def test_a_call_waiting_for_a_decision_is_listed_and_decided_in_the_playground(
+    page: Page, shop_client: Client, model_server: ModelServer
+) -> None:
+    """A turn parked on the OpenAI wire (a detached approval): the Sessions view lists the held
+    call, "Decide in Playground" opens its session with the call held, an approval there
+    finishes the turn, and the list is empty again."""
+    await park_refund(shop_client, model_server, KEY, auth())
+    await sign_in(page, shop_client, AGENT)
+    await click(page, "tab-sessions")
+    await wait_text(page, "status", "1 call(s) waiting for a decision")
+    [waiting] = await rows(page, "#waiting-list tbody tr")
+    assert waiting[1:4] == [KEY, "issue_refund", '{"order_id": "A-1", "amount": 500}']
+    assert await violations(page, axe_source()) == [], "the calls waiting"
+
+    await page.evaluate("document.querySelector('#waiting-list .open-decision').click()")
+    await wait_text(page, "status", "issue_refund is waiting for your decision")
+    assert KEY in await text(page, "playground-thread")
+    model_server.answer_text("Refunded.")
+    await click_text(page, ".decision button", "Approve")
+    await wait_text(page, "status", "Reply complete.")
+    log = await texts(page, "#playground-log > li")
+    assert "refunded 500 on A-1" in log[-2] and "Refunded." in log[-1]
+
+    await click(page, "tab-sessions")
+    await wait_text(page, "status", "1 session(s).")
+    assert await texts(page, "#waiting-list tbody tr") == ["Nothing is waiting for a decision."]
+
+
+async def test_a_key_without_the_decisions_scope_is_told_so(
+    page: Page, shop_client: Client
+) -> None:
+    await sign_in(page, shop_client, AGENT, key="no-decisions")
+    await click(page, "tab-sessions")
+    await wait_text(page, "status", "session(s)")
+    assert await prop(page, "waiting-note", "hidden") is False
+    assert await prop(page, "waiting-region", "hidden") is True

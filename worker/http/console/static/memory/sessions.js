@@ -1,7 +1,9 @@
-// The Sessions view: an agent's chat sessions, most recently used first; open one to read each
-// turn's user message, reply, tokens and duration, and its run detail (the tool calls behind
-// it: arguments, results, durations, decisions); continue a session in the Playground.
-import { api } from "./api.js";
+// The Sessions view: the agent's held tool calls waiting for a decision (each opened in the
+// Playground, where it is decided), then its chat sessions, most recently used first; open one
+// to read each turn's user message, reply, tokens and duration, and its run detail (the tool
+// calls behind it: arguments, results, durations, decisions); continue a session in the
+// Playground.
+import { ApiError, api } from "./api.js";
 import { $, button, element, fill, guarded, load, loading, row, show, timeElement, when } from "./dom.js";
 import { state } from "./state.js";
 import { toolCallList } from "./toolcalls.js";
@@ -13,9 +15,50 @@ const customerOf = (s) => s.userId ?? (Object.entries(s.identities ?? {})
 const sessionsPath = (suffix = "") =>
   `/api/chat/sessions/${encodeURIComponent(state.agent)}${suffix}`;
 
+let continueIn = null; // (agent, session, turns): the Playground takes a session's thread over
+
+async function decideInPlayground(pending) {
+  const path = sessionsPath(`/${encodeURIComponent(pending.sessionId)}`);
+  const { session, turns } = await api("GET", path);
+  continueIn(state.agent, session, turns);
+}
+
+function argumentsText(raw) {
+  const text = String(raw ?? "");
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
+// the agent's pending decisions; a key without the decisions scope: said so, the list hidden
+async function loadWaiting() {
+  const query = `agent=${encodeURIComponent(state.agent)}&status=pending`;
+  let count = 0;
+  try {
+    await load($("waiting-list").tBodies[0], async () => {
+      const { decisions } = await api("GET", `/api/chat/decisions?${query}`);
+      count = decisions.length;
+      return decisions.map((d) => row(
+        timeElement(d.createdAt),
+        element("span", d.sessionKey, "id"),
+        d.tool,
+        element("code", argumentsText(d.arguments)),
+        button("Decide in Playground", guarded(() => decideInPlayground(d)), "open-decision"),
+      ));
+    }, "Nothing is waiting for a decision.");
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 403)) throw error;
+    $("waiting-region").hidden = true;
+    $("waiting-note").hidden = false;
+    return 0;
+  }
+  $("waiting-region").hidden = false;
+  $("waiting-note").hidden = true;
+  return count;
+}
+
 export async function loadSessions() {
   $("sessions-agent").textContent = state.agent;
   $("session").hidden = true;
+  const waiting = await loadWaiting();
   let count = 0;
   await load($("sessions-list").tBodies[0], async () => {
     const { sessions } = await api("GET", sessionsPath("?limit=100"));
@@ -29,7 +72,7 @@ export async function loadSessions() {
       button("Open", guarded(() => openSession(s)), "open-session"),
     ));
   }, "No chat sessions for this agent yet.");
-  show(`${count} session(s).`);
+  show(waiting ? `${count} session(s); ${waiting} call(s) waiting for a decision.` : `${count} session(s).`);
 }
 
 function turnPart(label, text) {
@@ -88,6 +131,7 @@ async function deleteSession() {
 
 // onContinue(agent, session, turns): the Playground takes the session's thread over
 export function bindSessions(onContinue) {
+  continueIn = onContinue;
   $("session-continue").addEventListener("click", () => {
     if (opened) onContinue(state.agent, opened, openedTurns);
   });
