@@ -8,7 +8,8 @@ parameters as the model knows them, whose call runs nothing and answers the mode
 (`AgentDefinition.voice_tools`); `guard_held` swaps any held tool still on a livekit `Agent`
 before its session starts (`CallerMemory.attach`), so an agent built from the definition's
 plain `tools` cannot run one either. Each refused call is logged as `call.held_tool_refused`
-(agent id and tool name, never the arguments).
+(agent id and tool name, never the arguments) and counted
+(`caller_memory_call_held_tools_refused_total`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any, TypeGuard
 import structlog
 from livekit.agents import Agent, llm
 from livekit.agents.llm.utils import build_legacy_openai_schema
+
+from lifecycle.metrics import HELD_REFUSED
 
 log = structlog.get_logger(__name__)
 
@@ -36,6 +39,7 @@ def stand_in(tool: llm.FunctionTool[..., Any], agent_id: str) -> llm.RawFunction
 
     async def refuse(raw_arguments: dict[str, object]) -> str:
         log.warning("call.held_tool_refused", agent_id=agent_id, tool=name)
+        HELD_REFUSED.inc()
         raise llm.ToolError(REFUSAL.format(tool=name))
 
     spec = {k: schema[k] for k in ("name", "description", "parameters") if k in schema}

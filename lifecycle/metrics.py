@@ -49,6 +49,10 @@ SWEEP_FAILURES: Final = Counter(
     "Sweeps that failed before acting (the database refused the claim), by error type.",
     ["error_type"],
 )
+HELD_REFUSED: Final = Counter(
+    "caller_memory_call_held_tools_refused",
+    "Calls of a held tool refused in a live call: a call cannot wait for a person's decision.",
+)
 LLM_TOKENS: Final = Counter(
     "caller_memory_session_llm_tokens",
     "Conversation LLM tokens of finished calls, by model and direction (input, output).",

@@ -19,6 +19,7 @@ import pytest
 from livekit import rtc
 from livekit.agents import Agent, AgentServer, AgentSession, JobContext, llm
 from livekit.agents.llm.utils import build_legacy_openai_schema
+from prometheus_client import REGISTRY
 
 from callmemory import AgentDefinition, CallerMemory, TextMemory
 from callmemory.held_in_calls import REFUSAL, call_tools
@@ -33,6 +34,7 @@ from tests.team_package import importable
 from worker import agent as worker_agent
 
 NUMBER = "+34600111777"
+REFUSED = "caller_memory_call_held_tools_refused_total"
 
 
 @pytest.fixture(name="ran_file")
@@ -103,6 +105,7 @@ async def test_a_held_tool_in_a_call_is_refused_and_never_runs(
     built_from: str,
 ) -> None:
     caplog.set_level(logging.INFO)
+    before = REGISTRY.get_sample_value(REFUSED) or 0.0
     agent = Desk(instructions=refunds.instructions, tools=list(getattr(refunds, built_from)))
     memory = CallerMemory(refunds.name, refunds.memory, held=frozenset(refunds.interrupt_on))
     answered = await one_call(room, agent, memory, REFUND, "I cannot do that now.")
@@ -113,6 +116,7 @@ async def test_a_held_tool_in_a_call_is_refused_and_never_runs(
     assert ran(ran_file) == []  # the refund never ran
     events = [r.getMessage() for r in caplog.records]
     assert events.count("call.held_tool_refused") == 1
+    assert REGISTRY.get_sample_value(REFUSED) == before + 1
     guarded = events.count("call.held_tools_guarded")
     assert guarded == (1 if built_from == "tools" else 0)  # swapped at attach only if needed
 
