@@ -18,6 +18,7 @@ import typer
 
 from chat import (
     MAX_LIST,
+    DecisionNotFound,
     SessionNotFound,
     check_session_id,
     delete_session,
@@ -49,14 +50,18 @@ async def known_agent(pool: asyncpg.Pool, name: str) -> None:
     raise UnknownAgent()
 
 
-def _run(work: Work, agent: str) -> None:
+def run_operator_command(work: Work, agent: str | None = None) -> None:
+    """`work` on a pool, `agent` (when named) checked first; an unknown agent, session or
+    decision is one refusal line naming the field (exit 2)."""
+
     async def with_pool(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
         try:
-            await known_agent(pool, agent)
+            if agent is not None:
+                await known_agent(pool, agent)
             return await work(pool)
         except UnknownAgent as exc:
             raise Refused(EXIT_USAGE, f"{exc.code}: {exc.message}") from None
-        except SessionNotFound as exc:
+        except (SessionNotFound, DecisionNotFound) as exc:
             raise refused(ErrorInfo(exc.code, exc.message, exc.field)) from None
 
     run_with_pool(with_pool)
@@ -72,7 +77,7 @@ def list_command(
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
         return bodies.sessions_body(agent_id, await list_sessions(pool, agent_id, limit))
 
-    _run(work, agent_id)
+    run_operator_command(work, agent_id)
 
 
 @sessions_app.command()
@@ -84,7 +89,7 @@ def show(agent_id: AgentArg, session_id: SessionArg) -> None:
         row, turns = await open_session(pool, agent_id, check_session_id(session_id))
         return bodies.one_session_body(agent_id, row, turns)
 
-    _run(work, agent_id)
+    run_operator_command(work, agent_id)
 
 
 @sessions_app.command()
@@ -96,4 +101,4 @@ def delete(agent_id: AgentArg, session_id: SessionArg) -> None:
         await delete_session(pool, agent_id, ident)
         return bodies.session_deleted_body(agent_id, ident)
 
-    _run(work, agent_id)
+    run_operator_command(work, agent_id)

@@ -10,8 +10,7 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,25 +62,22 @@ async def entrypoint(
     await memory.start(ctx, session, agent=agent, room=ctx.room)
 
 
-@asynccontextmanager
-async def desk_server(
-    side: FakeCallSide, agent: Agent, memory: CallerMemory
-) -> AsyncIterator[AgentServer]:
+def desk_server(side: FakeCallSide, agent: Agent, memory: CallerMemory) -> AgentServer:
     server = AgentServer(shutdown_process_timeout=10)
     run = functools.partial(entrypoint, sessions=side, agent=agent, memory=memory)
     server.rtc_session(run, agent_name=AGENT)
-    async with serving(server) as running:
-        yield running
+    return server
 
 
-async def one_call(room: MockRoom, agent: Agent, memory: CallerMemory, *replies: str) -> Any:
-    """A call whose model answers the caller's question with `replies`: the last request."""
-    side = FakeCallSide(room)
+async def one_call(
+    room: MockRoom, side: FakeCallSide, server: AgentServer, *replies: str
+) -> llm.ChatContext:
+    """A call whose model answers the caller's question with `replies`: its last request."""
     caller = participant("sip_caller", SIP, {"sip.phoneNumber": NUMBER})
     room.join(caller)
     side.replies = replies
-    async with desk_server(side, agent, memory) as server:
-        await server.simulate_job("call-room", fake_job=True)
+    async with serving(server) as running:
+        await running.simulate_job("call-room", fake_job=True)
         await side.greeted()
         fake, session = side.llm, side.session
         assert fake is not None and session is not None
@@ -89,6 +85,13 @@ async def one_call(room: MockRoom, agent: Agent, memory: CallerMemory, *replies:
         await wait_until(lambda: len(fake.calls) == 3, within=10)
         room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
     return fake.calls[2].chat_ctx
+
+
+async def call_desk(
+    room: MockRoom, agent: Agent, memory: CallerMemory, *replies: str
+) -> llm.ChatContext:
+    side = FakeCallSide(room)
+    return await one_call(room, side, desk_server(side, agent, memory), *replies)
 
 
 REFUND = tool_call("issue_refund", order_id="A-1", amount="500")
@@ -108,7 +111,7 @@ async def test_a_held_tool_in_a_call_is_refused_and_never_runs(
     before = REGISTRY.get_sample_value(REFUSED) or 0.0
     agent = Desk(instructions=refunds.instructions, tools=list(getattr(refunds, built_from)))
     memory = CallerMemory(refunds.name, refunds.memory, held=frozenset(refunds.interrupt_on))
-    answered = await one_call(room, agent, memory, REFUND, "I cannot do that now.")
+    answered = await call_desk(room, agent, memory, REFUND, "I cannot do that now.")
     [output] = tool_outputs(answered)
     assert output == REFUSAL.format(tool="issue_refund")
     [outcome] = [i for i in answered.items if isinstance(i, llm.FunctionCallOutput)]
@@ -127,7 +130,7 @@ async def test_a_tool_that_is_not_held_runs_in_a_call(
     agent = Desk(instructions=refunds.instructions, tools=refunds.voice_tools)
     memory = CallerMemory(refunds.name, refunds.memory, held=frozenset(refunds.interrupt_on))
     lookup = tool_call("lookup_order", order_id="A-1")
-    answered = await one_call(room, agent, memory, lookup, "It was delivered.")
+    answered = await call_desk(room, agent, memory, lookup, "It was delivered.")
     assert tool_outputs(answered) == ["order A-1: delivered"]
     assert [r["tool"] for r in ran(ran_file)] == ["lookup_order"]
 
@@ -188,18 +191,8 @@ async def test_the_workers_own_agent_holds_them_back_too(
     """`worker.agent`'s entrypoint serving an agent of `AGENTS` with a held tool."""
     monkeypatch.setenv("AGENTS", AGENTS)
     side = FakeCallSide(room)
-    caller = participant("sip_caller", SIP, {"sip.phoneNumber": NUMBER})
-    room.join(caller)
-    side.replies = (REFUND, "I cannot do that now.")
     server = AgentServer(shutdown_process_timeout=10)
     server.rtc_session(functools.partial(worker_agent.entrypoint, sessions=side), agent_name=AGENT)
-    async with serving(server) as running:
-        await running.simulate_job("call-room", fake_job=True)
-        await side.greeted()
-        fake, session = side.llm, side.session
-        assert fake is not None and session is not None
-        side.in_job(session.generate_reply, user_input="Refund order A-1, please.")
-        await wait_until(lambda: len(fake.calls) == 3, within=10)
-        room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
-    assert tool_outputs(fake.calls[2].chat_ctx) == [REFUSAL.format(tool="issue_refund")]
+    answered = await one_call(room, side, server, REFUND, "I cannot do that now.")
+    assert tool_outputs(answered) == [REFUSAL.format(tool="issue_refund")]
     assert ran(ran_file) == []
