@@ -18,7 +18,7 @@ import asyncpg
 import structlog
 
 from callmemory.definition import AgentDefinition
-from chat import DECISION_KINDS
+from chat import ordered
 from memory.contract import MemoryFailure
 from memory.settings import CodeDefaults
 from memory.store import DB_ERRORS, AgentSource, Declared, register
@@ -29,10 +29,7 @@ REGISTER_SECONDS = 5.0
 
 
 def declared(definition: AgentDefinition) -> Declared:
-    held = tuple(
-        (tool, tuple(k for k in DECISION_KINDS if k in kinds))
-        for tool, kinds in definition.interrupt_on.items()
-    )
+    held = tuple((tool, ordered(kinds)) for tool, kinds in definition.interrupt_on.items())
     return Declared(
         definition.name, definition.memory, definition.tool_names, definition.collections, held
     )

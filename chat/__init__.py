@@ -33,6 +33,7 @@ from chat.held import (
     allowed_kinds,
     check_decision,
     held_kinds,
+    ordered,
 )
 from chat.identity import (
     CUSTOMER_ID,
@@ -171,6 +172,7 @@ __all__ = [
     "offered_tools",
     "open_session",
     "open_turn",
+    "ordered",
     "park",
     "read_decision",
     "record",
