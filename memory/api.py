@@ -45,6 +45,7 @@ from memory.search import (
     DEFAULT_MODE,
     EmbeddingModel,
     Search,
+    SearchAvailability,
     SearchOutcome,
     SearchStore,
     search_request,
@@ -341,6 +342,11 @@ class Memory:
             )
 
         return await _enveloped(work)
+
+    async def search_availability(self) -> SearchAvailability:
+        """What a search ranks by here and, if not by meaning, why (`Search.availability`); a
+        database failure raises `Unavailable`."""
+        return await self._search.availability()
 
     async def drain_indexing(self, grace_seconds: float | None = None) -> None:
         """Wait for the background vector pass, if one runs (before closing the pool); past

@@ -8,11 +8,6 @@ from typing import Literal
 SearchMode = Literal["lexical", "semantic", "hybrid", "identifier"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("lexical", "semantic", "hybrid", "identifier")
 
-# Why a hybrid search ranked by text alone.
-NO_EMBEDDING_MODEL = "embedding_model_not_configured"
-NO_VECTOR_EXTENSION = "vector_extension_missing"
-EMBEDDING_FAILED = "embedding_request_failed"
-
 
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
@@ -37,5 +32,5 @@ class SearchHit:
 class SearchOutcome:
     mode: SearchMode  # the ranking actually used
     lexical_only: bool
-    reason: str | None  # why a hybrid search fell back to lexical ranking
+    reason: str | None  # why a hybrid search fell back to lexical ranking (`_reasons`)
     items: tuple[SearchHit, ...]

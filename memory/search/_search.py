@@ -17,25 +17,15 @@ import structlog
 
 from infra.deadline import Bound, unbounded
 from memory.contract import CapabilityUnavailable, MemoryFailure
+from memory.search._availability import SearchAvailability, with_model
 from memory.search._embeddings import EmbeddingModel
 from memory.search._indexer import EmbeddingIndexer
-from memory.search._models import (
-    EMBEDDING_FAILED,
-    NO_EMBEDDING_MODEL,
-    NO_VECTOR_EXTENSION,
-    SearchHit,
-    SearchOutcome,
-    SearchRequest,
-)
+from memory.search._models import SearchHit, SearchOutcome, SearchRequest
 from memory.search._ranking import CANDIDATES, fuse
+from memory.search._reasons import EMBEDDING_FAILED, explained
 from memory.search._store import SearchStore
 
 log = structlog.get_logger(__name__)
-
-_NEEDS = {
-    NO_EMBEDDING_MODEL: "mode: semantic search needs STACKBONE_MEMORY_EMBEDDING_MODEL",
-    NO_VECTOR_EXTENSION: "mode: semantic search needs the pgvector extension on the database",
-}
 
 
 class Search:
@@ -72,7 +62,7 @@ class Search:
         missing = await database(self._semantic_missing())
         if request.mode == "semantic":
             if missing is not None:
-                raise CapabilityUnavailable(_NEEDS[missing], field="mode")
+                raise CapabilityUnavailable(f"mode: {explained(missing)}", field="mode")
             vector = await self._embedder.embed([request.query])
             hits = await database(self._semantic(request, vector[0], request.k))
             return SearchOutcome("semantic", False, None, tuple(hits))
@@ -96,12 +86,13 @@ class Search:
         semantic = await database(self._semantic(request, vector, CANDIDATES))
         return SearchOutcome("hybrid", False, None, fuse([lexical, semantic], request.k))
 
+    async def availability(self) -> SearchAvailability:
+        """What a search will do here (the database's reading, once per process, and the
+        model): the one answer `/healthz` gives too."""
+        return with_model(await self._store.availability(), self._embedder.model)
+
     async def _semantic_missing(self) -> str | None:
-        if self._embedder.model is None:
-            return NO_EMBEDDING_MODEL
-        if not await self._store.semantic_schema():
-            return NO_VECTOR_EXTENSION
-        return None
+        return (await self.availability()).reason
 
     async def _query_vector(self, query: str) -> str | None:
         try:

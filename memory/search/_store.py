@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from memory.contract import PersistFailed, Unavailable
+from memory.search._availability import SearchAvailability, read_search_availability
 from memory.search._models import SearchHit
 from memory.store import read_text, translated
 
@@ -108,17 +109,19 @@ class SearchStore:
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
-        self._semantic: bool | None = None
+        self._found: SearchAvailability | None = None
+
+    async def availability(self) -> SearchAvailability:
+        """Whether the fact vectors are there and writable, and if not why (read once per
+        process, as the start-up line says)."""
+        if self._found is None:
+            async with translated(Unavailable, "search capability check"):
+                self._found = await read_search_availability(self._pool)
+        return self._found
 
     async def semantic_schema(self) -> bool:
-        """Whether migration 0004 could create the vector table (checked once per process)."""
-        if self._semantic is None:
-            async with translated(Unavailable, "search capability check"):
-                found = await self._pool.fetchval(
-                    f"select to_regclass('{_S}.memory_fact_vectors') is not null"
-                )
-            self._semantic = bool(found)
-        return self._semantic
+        """Whether the vector table is there for this role to write (`availability`)."""
+        return (await self.availability()).mode == "semantic"
 
     async def lexical(self, agent: str, user: str | None, query: str, n: int) -> list[SearchHit]:
         async with translated(Unavailable, "lexical search"):

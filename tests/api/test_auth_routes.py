@@ -126,10 +126,15 @@ class TestUnknownRoutes:
 async def test_healthz_says_how_search_ranks_on_this_server(
     client: Client, pgvector_missing: str | None
 ) -> None:
-    """Semantic where pgvector (with HNSW) is (the embedded server), else lexical and why."""
+    """What a search does here: where pgvector (with HNSW) is (the embedded server), this app
+    has no embedding model, so lexical for that reason; else lexical and the database's why."""
     body = await (await client.get("/healthz")).json()
     if pgvector_missing is None:
-        assert (body["search"], body["searchReason"]) == ("semantic", None)
+        assert (body["search"], body["searchReason"]) == (
+            "lexical",
+            "embedding_model_not_configured",
+        )
+        assert "STACKBONE_MEMORY_EMBEDDING_MODEL" in body["searchFix"]
     else:  # Debian's server has no pgvector package
         assert body["search"] == "lexical"
         assert body["searchReason"] in {

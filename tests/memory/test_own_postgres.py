@@ -18,7 +18,7 @@ from infra.database import PoolTimeouts, create_pool
 from infra.long_ops import LongOpLimits
 from infra.migrate import available, migrate
 from memory.config import MemoryConfig
-from memory.search import SearchAvailability, read_search_availability
+from memory.search import SearchAvailability, fix_of, read_search_availability
 from testkit.databases import as_role, superuser_missing, with_database
 from testkit.model_server import ModelServer
 from tests.memory.search_helpers import remember, semantic_memory, texts, vectors
@@ -207,6 +207,7 @@ async def test_start_up_and_healthz_say_search_is_lexical_and_why(
                     "database": "ok",
                     "search": "lexical",
                     "searchReason": "vector_without_hnsw",
+                    "searchFix": fix_of("vector_without_hnsw"),
                 },
             )
     finally:

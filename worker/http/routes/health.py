@@ -1,9 +1,13 @@
-"""The one open route: a health check that proves the database answers, within a deadline.
+"""The one open route: a health check that proves the database answers, within a deadline, and
+says what works.
 
 A stalled or unreachable database gives 503 `degraded` at the deadline at the latest; the probe
-itself is abandoned to the background (`infra.deadline`), never waited for. A healthy answer
-also says how search over facts ranks on this database and, when lexical only, why: read once
-per process (at start-up by `python -m worker.http`, else by the first health check).
+itself is abandoned to the background (`infra.deadline`), never waited for. Each check reads,
+in one catalog statement, whether memory writes can succeed (the fact vectors writable, no
+privilege missing on the schema or its tables): when not, 503 `degraded` with the `reason` and
+its `fix` (`memory.search.REASONS`). `search` says what a search will actually do here: the
+process's own reading (once, as searches read it) and the embedding model, with
+`searchReason` and its `searchFix` when not by meaning.
 """
 
 from __future__ import annotations
@@ -14,15 +18,22 @@ from typing import Any
 from aiohttp import web
 
 from infra.deadline import Deadline, Late, within
-from memory.search import SearchAvailability, read_search_availability
+from memory.contract import MemoryFailure
+from memory.search import (
+    SearchAvailability,
+    fix_of,
+    read_vector_facts,
+    write_problem,
+)
 from memory.store import DB_ERRORS
 from worker.http.server import answers
-from worker.http.server.context import DATABASE_DEADLINE, POOL, Route, respond
+from worker.http.server.context import DATABASE_DEADLINE, MEMORY, POOL, Route, respond
 
 
 @dataclass(slots=True)
 class SearchSeen:
-    """The process's one reading of search availability (None until read)."""
+    """The start-up reading of search availability (kept for importers; `/healthz` asks the
+    process's memory, whose searches read it the same way)."""
 
     value: SearchAvailability | None = None
 
@@ -30,27 +41,40 @@ class SearchSeen:
 SEARCH = web.AppKey("search_availability", SearchSeen)
 
 
-async def _probe(request: web.Request) -> SearchAvailability | None:
-    seen = request.app.get(SEARCH)
-    if seen is None or seen.value is not None:
-        await request.app[POOL].fetchval("select 1")
-        return None if seen is None else seen.value
-    seen.value = await read_search_availability(request.app[POOL])
-    return seen.value
+@dataclass(frozen=True, slots=True)
+class Seen:
+    writes: str | None  # why memory writes fail (None: nothing known to stop them)
+    search: SearchAvailability
+
+
+async def _probe(request: web.Request) -> Seen:
+    facts = await read_vector_facts(request.app[POOL])
+    search = await request.app[MEMORY].search_availability()
+    return Seen(write_problem(facts), search)
+
+
+def health_body(seen: Seen) -> tuple[dict[str, Any], int]:
+    """The answer and its status: 503 `degraded` when memory writes cannot succeed."""
+    body: dict[str, Any] = {"status": "ok", "database": "ok"}
+    if seen.writes is not None:
+        body |= {"status": "degraded", "reason": seen.writes, "fix": fix_of(seen.writes)}
+    reason = seen.search.reason
+    body |= {"search": seen.search.mode, "searchReason": reason}
+    if reason is not None:
+        body["searchFix"] = fix_of(reason)
+    return body, 200 if seen.writes is None else 503
 
 
 async def health(request: web.Request) -> web.Response:
     deadline = Deadline.after(request.app[DATABASE_DEADLINE])
     try:
-        search = await within(deadline, _probe(request), step="health")
+        seen = await within(deadline, _probe(request), step="health")
     except Late:
         return _degraded("timeout")
-    except DB_ERRORS:
+    except (*DB_ERRORS, MemoryFailure):
         return _degraded("unreachable")
-    body: dict[str, Any] = {"status": "ok", "database": "ok"}
-    if search is not None:
-        body |= {"search": search.mode, "searchReason": search.reason}
-    return respond(body)
+    body, status = health_body(seen)
+    return respond(body, status=status)
 
 
 def _degraded(database: str) -> web.Response:
@@ -65,6 +89,7 @@ ROUTES = (
         "public",
         deadline="own",
         answers=((200, answers.Health), (503, answers.Health)),
-        summary="Health: the database answers within its deadline; how search ranks here",
+        summary="Health: the database answers within its deadline, memory writes can succeed;"
+        " how search ranks here",
     ),
 )

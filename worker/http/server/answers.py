@@ -38,9 +38,13 @@ class ErrorAnswer(Answer):
 class Health(Answer):
     status: Literal["ok", "degraded"]
     database: Literal["ok", "timeout", "unreachable"]
-    # how search over facts ranks here, and why not by meaning (docs/deployment.md)
+    # why memory writes cannot succeed (with `degraded`), and its fix (docs/deployment.md)
+    reason: str | None = None
+    fix: str | None = None
+    # how search over facts ranks here, and why not by meaning, with the fix
     search: Literal["semantic", "lexical"] | None = None
     searchReason: str | None = None
+    searchFix: str | None = None
 
 
 class Binding(Answer):
