@@ -91,6 +91,7 @@ def memory_config(settings: environment.Environment, **options: object) -> Memor
         embedding_model=settings.memory_embedding_model,
         embedding_timeout_seconds=settings.memory_embedding_timeout_seconds,
         database_timeout_seconds=settings.database_command_timeout_seconds,
+        parse_timeout_seconds=settings.documents_parse_timeout_seconds,
         **options,  # type: ignore[arg-type]
     )
 

@@ -36,6 +36,7 @@ from infra.long_ops import (
 )
 from memory.config import (
     DEFAULT_EMBEDDING_TIMEOUT_SECONDS,
+    DEFAULT_PARSE_TIMEOUT_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
     REASONING_EFFORTS,
     ConfigError,
@@ -155,6 +156,9 @@ class Environment(BaseSettings):
     # web process
     memory_ops_retention_days: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=3650)] = (
         Field(30, alias="MEMORY_OPS_RETENTION_DAYS")
+    )
+    documents_parse_timeout_seconds: ServerSeconds = Field(
+        DEFAULT_PARSE_TIMEOUT_SECONDS, alias="DOCUMENTS_PARSE_TIMEOUT_SECONDS"
     )
     documents_recover_after_seconds: JournalSeconds = Field(
         300.0, alias="DOCUMENTS_RECOVER_AFTER_SECONDS"

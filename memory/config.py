@@ -17,6 +17,7 @@ REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 DIRECT_PROVIDER_PREFIX = "openai/"
 DEFAULT_TIMEOUT_SECONDS = 30.0
 DEFAULT_EMBEDDING_TIMEOUT_SECONDS = 10.0
+DEFAULT_PARSE_TIMEOUT_SECONDS = 10.0
 
 
 class ConfigError(ValueError):
@@ -46,6 +47,8 @@ class MemoryConfig:
     embedding_timeout_seconds: float = DEFAULT_EMBEDDING_TIMEOUT_SECONDS
     # the bound of each public call's database work: the pool's command timeout
     database_timeout_seconds: float = DEFAULT_COMMAND_SECONDS
+    # the bound of reading and chunking one uploaded document (`rag_parse_timeout` past it)
+    parse_timeout_seconds: float = DEFAULT_PARSE_TIMEOUT_SECONDS
 
     @property
     def search_timeout_seconds(self) -> float:
@@ -62,6 +65,8 @@ class MemoryConfig:
             raise ConfigError(
                 "STACKBONE_MEMORY_EMBEDDING_TIMEOUT_SECONDS must be a positive number"
             )
+        if not self.parse_timeout_seconds > 0:
+            raise ConfigError("DOCUMENTS_PARSE_TIMEOUT_SECONDS must be a positive number")
         if not self.database_timeout_seconds > 0:
             raise ConfigError("DATABASE_COMMAND_TIMEOUT_SECONDS must be a positive number")
 

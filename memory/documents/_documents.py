@@ -1,11 +1,12 @@
 """Document collections: ingest, list, download, delete and retrieve, each returning an envelope.
 
 Inside, every step raises a `RagFailure`; `_enveloped` is the one place they become envelopes.
-An ingest is checked, read and chunked before anything is written (a refused document leaves
-nothing behind); then the document is recorded `pending` with its original, its chunks are
-embedded in batches, and one transaction writes chunks and vectors, removes the older documents
-of the same source and marks it `ready`. A failure after the document was recorded marks it
-`failed` with the code. Logs carry namespaces, ids, counts and codes: never text or queries.
+An ingest is checked, read and chunked (within its own bound, `_reading`) before anything is
+written (a refused document leaves nothing behind); then the document is recorded `pending`
+with its original, its chunks are embedded in batches, and one transaction writes chunks and
+vectors, removes the older documents of the same source and marks it `ready`. A failure after
+the document was recorded marks it `failed` with the code. Logs carry namespaces, ids, counts
+and codes: never text or queries.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 import asyncpg
@@ -22,7 +24,6 @@ from infra.deadline import Bound, unbounded
 from memory.config import MemoryConfig
 from memory.contract import MemoryFailure, Result
 from memory.documents import _requests as checks
-from memory.documents._chunking import chunk_text
 from memory.documents._errors import (
     RagFailure,
     RagModelFailed,
@@ -31,7 +32,8 @@ from memory.documents._errors import (
     RagUnavailable,
 )
 from memory.documents._models import Collection, DocumentInfo, Original, Retrieval
-from memory.documents._parsing import content_type_of, extract
+from memory.documents._parsing import content_type_of
+from memory.documents._reading import read_document
 from memory.documents._recovery import (
     DEFAULT_STALE_SECONDS,
     MAX_PER_PASS,
@@ -39,10 +41,27 @@ from memory.documents._recovery import (
     recover_pass,
 )
 from memory.documents._store import Abandoned, DocumentStore, NewDocument
-from memory.search import EMBEDDING_DIMENSIONS, MAX_BATCH, EmbeddingModel
+from memory.search import (
+    EMBEDDING_DIMENSIONS,
+    MAX_BATCH,
+    NO_EMBEDDING_MODEL,
+    EmbeddingModel,
+    explained,
+)
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """An ingest's arguments as given (checked by `_ingest`)."""
+
+    content: bytes
+    source: object
+    content_type: object
+    namespace: object
+    title: object
 
 
 async def _enveloped(work: Callable[[], Awaitable[T]]) -> Result[T]:
@@ -59,6 +78,7 @@ class Documents:
         self.pool = pool
         self._store = DocumentStore(pool)
         self._model = EmbeddingModel(config)
+        self._parse_seconds = config.parse_timeout_seconds
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -75,58 +95,49 @@ class Documents:
         namespace: object = None,
         title: object = None,
         wait: bool = True,
+        database: Bound = unbounded,
     ) -> Result[DocumentInfo]:
         """Add a document (or replace the one of the same source). `wait=False` answers once
-        it is recorded `pending` and embeds it in the background (`drain` awaits that)."""
+        it is recorded `pending` and embeds it in the background (`drain` awaits that).
+        `database` bounds each database step; reading and chunking keep their own bound
+        (`rag_parse_timeout`), the embeddings the model's timeout."""
 
         async def work() -> DocumentInfo:
-            return await self._ingest(
-                content,
-                source=source,
-                content_type=content_type,
-                namespace=namespace,
-                title=title,
-                wait=wait,
-            )
+            upload = Upload(content, source, content_type, namespace, title)
+            return await self._ingest(upload, wait=wait, database=database)
 
         return await _enveloped(work)
 
-    async def _ingest(
-        self,
-        content: bytes,
-        *,
-        source: object,
-        content_type: object,
-        namespace: object,
-        title: object,
-        wait: bool,
-    ) -> DocumentInfo:
-        ns, src, named = checks.namespace(namespace), checks.source(source), checks.title(title)
-        checks.document_bytes(content)
-        media = content_type_of(content_type if isinstance(content_type, str) else None)
-        checks.document_size(len(content))
-        model = self._require_model()
-        if not await self._store.vectors_enabled():
-            raise RagUnavailable(
-                "document vectors need pgvector: run stackbone_platform.enable_document_vectors()"
-            )
-        extracted = await asyncio.to_thread(extract, media, content)
-        chunks = chunk_text(extracted.text)
-        checks.chunk_count(len(chunks))
-        collection = await self._collection(ns, model, create=True)
-        label = named or extracted.title or src
-        doc = await self._store.start(
-            NewDocument(collection, src, label[:200], media, content, model)
-        )
+    async def _ingest(self, upload: Upload, *, wait: bool, database: Bound) -> DocumentInfo:
+        ns, src = checks.namespace(upload.namespace), checks.source(upload.source)
+        named = checks.title(upload.title)
+        checks.document_bytes(upload.content)
+        ctype = upload.content_type
+        media = content_type_of(ctype if isinstance(ctype, str) else None)
+        checks.document_size(len(upload.content))
+        model = await database(self._require_vectors())
+        read = await read_document(media, upload.content, self._parse_seconds)
+        checks.chunk_count(len(read.chunks))
+        collection = await database(self._collection(ns, model, create=True))
+        label = named or read.title or src
+        new = NewDocument(collection, src, label[:200], media, upload.content, model)
+        doc = await database(self._store.start(new))
+        completion = self._complete(doc, collection, src, read.chunks)
         if wait:
-            await self._complete(doc, collection, src, chunks)
+            await completion
         else:
-            task = asyncio.get_running_loop().create_task(
-                self._complete(doc, collection, src, chunks)
-            )
+            task = asyncio.get_running_loop().create_task(completion)
             self._tasks.add(task)
             task.add_done_callback(self._retrieve)
-        return await self._found(doc)
+        return await database(self._found(doc))
+
+    async def _require_vectors(self) -> str:
+        """The embedding model, when documents can be embedded here; else `rag_unavailable`
+        naming the reason (the database's first, then the model's, as search and `/healthz`)."""
+        missing = await self._store.vectors_missing()
+        if missing is not None:
+            raise RagUnavailable(explained(missing))
+        return self._require_model()
 
     def _retrieve(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
@@ -166,9 +177,7 @@ class Documents:
 
     def _require_model(self) -> str:
         if self._model.model is None:
-            raise RagUnavailable(
-                "no embedding model is configured (STACKBONE_MEMORY_EMBEDDING_MODEL)"
-            )
+            raise RagUnavailable(explained(NO_EMBEDDING_MODEL))
         return self._model.model
 
     async def _collection(self, namespace: str, model: str, *, create: bool) -> int:
@@ -279,10 +288,9 @@ class Documents:
         """One abandoned ingest, done again; False when it failed (marked with its code)."""
         try:
             model = self._require_model()
-            extracted = await asyncio.to_thread(extract, original.content_type, original.body)
-            chunks = chunk_text(extracted.text)
+            read = await read_document(original.content_type, original.body, self._parse_seconds)
             collection = await self._collection(original.namespace, model, create=False)
-            await self._complete(doc, collection, original.source, chunks)
+            await self._complete(doc, collection, original.source, read.chunks)
         except RagFailure as failure:
             await self._store.fail(doc, failure.code)  # a no-op when `_complete` did it
             return False

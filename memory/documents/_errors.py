@@ -36,6 +36,12 @@ class RagUnreadable(RagFailure):
     code = "rag_unreadable_document"
 
 
+class RagParseTimeout(RagFailure):
+    """Reading and chunking the upload took longer than its own bound (never the database's)."""
+
+    code = "rag_parse_timeout"
+
+
 class RagNotFound(RagFailure):
     code = "rag_not_found"
 
@@ -67,6 +73,7 @@ RAG_FAILURES: tuple[type[RagFailure], ...] = (
     RagTooLarge,
     RagUnsupportedType,
     RagUnreadable,
+    RagParseTimeout,
     RagNotFound,
     RagModelMismatch,
     RagModelFailed,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from dataclasses import dataclass
 
 from bs4 import BeautifulSoup
@@ -42,10 +43,12 @@ def content_type_of(header: str | None) -> str:
     return media
 
 
-def extract(content_type: str, raw: bytes) -> Extracted:
+def extract(content_type: str, raw: bytes, stop: threading.Event | None = None) -> Extracted:
+    """The text of `raw`; a set `stop` ends a PDF's reading at its next page (nothing else is
+    read past a bound: the caller has given up and drops the result)."""
     media = content_type_of(content_type)
     if media == PDF:
-        found = _pdf(raw)
+        found = _pdf(raw, stop or threading.Event())
     elif media == HTML:
         found = _html(_utf8(raw))
     else:
@@ -76,16 +79,29 @@ def _html(text: str) -> Extracted:
     return Extracted(soup.get_text(" ", strip=True), title or None)
 
 
-def _pdf(raw: bytes) -> Extracted:
+class _Stopped(Exception):
+    """The reader gave up on this document (`extract`'s `stop`)."""
+
+
+def _pages(reader: PdfReader, stop: threading.Event) -> list[str]:
+    pages = []
+    for page in reader.pages:
+        if stop.is_set():
+            raise _Stopped()
+        pages.append(page.extract_text() or "")
+    return pages
+
+
+def _pdf(raw: bytes, stop: threading.Event) -> Extracted:
     if not raw.startswith(b"%PDF-"):
         raise RagUnreadable("document: a PDF must start with %PDF-", field="document")
     try:
         reader = PdfReader(io.BytesIO(raw), strict=True)
         if reader.is_encrypted:
             raise RagUnreadable("document: encrypted PDFs are not read", field="document")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = _pages(reader, stop)
         info = reader.metadata
         title = info.title if info is not None else None
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError, RecursionError):
+    except (PyPdfError, ValueError, KeyError, TypeError, OSError, RecursionError, _Stopped):
         raise RagUnreadable("document: the PDF could not be read", field="document") from None
     return Extracted("\n\n".join(pages), str(title) if title else None)

@@ -26,7 +26,8 @@ from memory.documents._ranking import (
     Ranked,
     fused,
 )
-from memory.store import DB_ERRORS, MISSING
+from memory.search import document_vectors_missing, read_vector_facts
+from memory.store import DB_ERRORS, MISSING, privileges
 
 _S = "stackbone_platform"
 _DOC_COLUMNS = """d.id::text, c.namespace, d.source, d.title, d.content_type, d.bytes, d.model,
@@ -84,8 +85,6 @@ _DOCUMENTS = f"""select {_DOC_COLUMNS} from {_DOC_FROM}
 _DOCUMENT = f"select {_DOC_COLUMNS} from {_DOC_FROM} where d.id = $1::uuid"
 _ORIGINAL = f"select body from {_S}.doc_originals where document_id = $1::uuid"
 _DELETE = f"delete from {_S}.doc_documents where id = $1::uuid"
-_VECTORS = f"""select exists (select 1 from information_schema.columns
-    where table_schema = '{_S}' and table_name = 'doc_chunks' and column_name = 'embedding')"""
 _NEAREST = f"""select n.content, n.distance, n.seq, {_DOC_COLUMNS}
     from {_S}.nearest_chunks($1, $2::text::vector, $3) n
     join {_S}.doc_documents d on d.id = n.document_id
@@ -139,6 +138,8 @@ async def rag_translated(failure: type[RagFailure], what: str) -> AsyncIterator[
         raise
     except MISSING:
         raise RagSchemaMissing("the documents migration (0011) has not been applied") from None
+    except asyncpg.InsufficientPrivilegeError as exc:
+        raise failure(f"{what} failed: {privileges(exc, failure)}") from exc
     except DB_ERRORS as exc:
         raise failure(f"{what} failed: {type(exc).__name__}") from exc
 
@@ -185,9 +186,11 @@ class DocumentStore:
         self._pool = pool
         self._selective = lexical_selective
 
-    async def vectors_enabled(self) -> bool:
+    async def vectors_missing(self) -> str | None:
+        """Why documents cannot be embedded here, a reason of `memory.search.REASONS` (None:
+        their vectors are enabled)."""
         async with rag_translated(RagUnavailable, "documents capability check"):
-            return bool(await self._pool.fetchval(_VECTORS))
+            return document_vectors_missing(await read_vector_facts(self._pool))
 
     async def collection(self, namespace: str) -> asyncpg.Record | None:
         async with rag_translated(RagUnavailable, "collection lookup"):

@@ -3,8 +3,9 @@
 An upload is the document's own bytes as the body, its type in `Content-Type` (one of
 `memory.documents.CONTENT_TYPES`), `source` and an optional `title` in the query. The body is
 read here, not by aiohttp: a declared or received size past `MAX_DOCUMENT_BYTES` is refused at
-once (413), within the body deadline. Everything is checked and the text extracted before
-anything is written, so a refused upload leaves nothing; an accepted one answers 202 with the
+once (413), within the body deadline. Everything is checked and the text extracted (within the
+parse bound, `rag_parse_timeout` past it; the database deadline covers database steps only)
+before anything is written, so a refused upload leaves nothing; an accepted one answers 202 with the
 document `pending` and is embedded in the background (poll the document for `ready` or
 `failed`). The search query travels in the JSON body, never in the URL.
 """
@@ -23,7 +24,7 @@ from memory.documents import (
     RagTooLarge,
 )
 from worker.http.server import document_bodies as bodies
-from worker.http.server.context import DOCUMENTS, Route, bounded, database_bound, respond, unwrap
+from worker.http.server.context import DOCUMENTS, Route, database_bound, respond, unwrap
 from worker.http.server.request_body import BodyTimedOut, ClientGone, parse_body, read_json
 from worker.http.server.serving import LIMITS
 
@@ -83,8 +84,9 @@ async def upload(request: web.Request) -> web.Response:
         content_type=request.headers.get("Content-Type"),
         namespace=request.match_info["namespace"],
         wait=False,
+        database=database_bound(request),  # each database step; reading has its own bound
     )
-    doc = unwrap(await bounded(request, ingest))  # capability check, collection, pending row
+    doc = unwrap(await ingest)  # capability check, read, collection, pending row
     return respond(bodies.document_body(doc), status=202)
 
 
@@ -149,8 +151,8 @@ ROUTES = (
         "documents:write",
         agents="shared",
         family="documents",
-        deadline="own",  # the body within its own deadline, then the database steps within
-        # the database deadline (`bounded`); embedding runs in the background
+        deadline="own",  # the body within its own deadline, reading and chunking within
+        # theirs, each database step within the database deadline; embedding in the background
         answers=((202, bodies.DocumentItem),),
         query=("source", "title"),
         upload=CONTENT_TYPES,

@@ -27,6 +27,7 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "rag_too_large": 413,
         "rag_unsupported_type": 415,
         "rag_unreadable_document": 422,
+        "rag_parse_timeout": 422,
         "rag_not_found": 404,
         "rag_model_mismatch": 409,
         "rag_model_failed": 502,
