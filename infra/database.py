@@ -19,6 +19,7 @@ import asyncpg
 import structlog
 
 from infra.embedded import default_data_dir, running_url, start_embedded
+from infra.logs import one_line_errors
 from infra.pooler import Pooler, connection_options, pooled_limits_differ, server_limits
 
 log = structlog.get_logger(__name__)
@@ -131,6 +132,7 @@ async def create_pool(
     names the ones that differ from the configured values).
     """
     limits = PoolTimeouts() if timeouts is None else timeouts
+    one_line_errors()  # the pool rides out a server restart: no traceback per retry
     pool = await new_pool(url, min_size=min_size, max_size=max_size, timeouts=limits)
     assert pool is not None
     if limits.pooler == "transaction":

@@ -53,6 +53,31 @@ def masked(url: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query, safe="/*")))
 
 
+_NEEDS = {
+    "schema": "USAGE",
+    "function": "EXECUTE",
+    "procedure": "EXECUTE",
+    "sequence": "USAGE",
+    "database": "CONNECT (and CREATE for the first migration)",
+}
+_TABLE_NEEDS = {False: "SELECT", True: "SELECT, INSERT, UPDATE and DELETE"}
+
+
+def privilege_words(exc: asyncpg.InsufficientPrivilegeError, *, writing: bool) -> str:
+    """A missing privilege as what a fix needs: Postgres's words (`permission denied for table
+    memory_facts`), the privilege the role needs on that object, and the docs anchor. Only
+    object names travel (a privilege error quotes no values)."""
+    message = str(exc.args[0] if exc.args else exc).splitlines()[0]
+    kind, _, name = message.removeprefix("permission denied for ").partition(" ")
+    needs = _NEEDS.get(kind) or (_TABLE_NEEDS[writing] if kind in _TABLES else None)
+    if needs is None or not name:
+        return f"{message} ({PRIVILEGES_HINT})"
+    return f"{message}: the role needs {needs} on {kind} {name} ({PRIVILEGES_HINT})"
+
+
+_TABLES = ("table", "relation", "view", "materialized")
+
+
 def _postgres_words(exc: asyncpg.PostgresError) -> str:
     message = str(exc.args[0] if exc.args else exc).splitlines()[0]
     if isinstance(exc, asyncpg.InsufficientPrivilegeError):

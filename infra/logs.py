@@ -115,3 +115,32 @@ def record_formatter(fmt: LogFormat) -> logging.Formatter:
             renderer,
         ],
     )
+
+
+class OneLineError(logging.Filter):
+    """A foreign record's traceback as one field: `error_type` (the class) and, for a Postgres
+    error, `error_code` (its SQLSTATE). asyncpg's pool logs each failed attempt to restore its
+    connection floor with a traceback while a server restarts, a failure it rides out."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            record.error_type = type(error).__name__
+            code = getattr(error, "sqlstate", None)
+            if code is not None:
+                record.error_code = code
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+_ONE_LINE = OneLineError()
+ONE_LINE_LOGGERS = ("asyncpg.pool",)
+"""Loggers whose failures are ridden out: a one-line record each, no traceback."""
+
+
+def one_line_errors() -> None:
+    """`OneLineError` on `ONE_LINE_LOGGERS` (idempotent; every process that opens a pool)."""
+    for name in ONE_LINE_LOGGERS:
+        logger = logging.getLogger(name)
+        if _ONE_LINE not in logger.filters:
+            logger.addFilter(_ONE_LINE)

@@ -18,7 +18,7 @@ from memory.store._agents import (
     Source as AgentSource,
 )
 from memory.store._customers import DEFAULT_CUSTOMERS, MAX_CUSTOMERS, Customer, customers_after
-from memory.store._db_errors import DB_ERRORS, MISSING, translated
+from memory.store._db_errors import DB_ERRORS, MISSING, privileges, translated
 from memory.store._extraction_settings import ExtractionSettings
 from memory.store._facts import DIRECT_WRITE, MemoryStore, Snapshot
 from memory.store._journal import (
@@ -96,6 +96,7 @@ __all__ = [
     "open_journal",
     "ops_after",
     "overview",
+    "privileges",
     "read_json",
     "read_text",
     "record_interrupted",

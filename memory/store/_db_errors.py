@@ -3,7 +3,9 @@
 A missing table, schema or column means the migration was not applied (`SchemaMissing`); any
 other database or connection error becomes the failure the caller names (`Unavailable` for
 reads and erasure, `PersistFailed` for writes). Messages name the exception type only: a
-database error can quote the values it rejected.
+database error can quote the values it rejected. A missing privilege is the exception: its
+message names only the object, so it is kept, with the privilege the role needs and the docs
+anchor (`infra.database_failure.privilege_words`).
 
 "Database error" is every exception asyncpg raises on its own behalf: server errors
 (`PostgresError`), client-side misuse and lost connections (`InterfaceError`), protocol states
@@ -18,6 +20,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 
+from infra.database_failure import privilege_words
 from memory.contract import MemoryFailure, SchemaMissing
 
 DB_ERRORS = (
@@ -43,5 +46,13 @@ async def translated(failure: type[MemoryFailure], what: str) -> AsyncIterator[N
         raise
     except MISSING:
         raise SchemaMissing("the memory schema migration has not been applied") from None
+    except asyncpg.InsufficientPrivilegeError as exc:  # names the object, the privilege, the docs
+        raise failure(f"{what} failed: {privileges(exc, failure)}") from exc
     except DB_ERRORS as exc:
         raise failure(f"{what} failed: {type(exc).__name__}") from exc
+
+
+def privileges(exc: asyncpg.InsufficientPrivilegeError, failure: type[MemoryFailure]) -> str:
+    """A missing privilege in words that name the fix; a write (`PersistFailed`) needs the
+    writing privileges, anything else reading ones."""
+    return privilege_words(exc, writing=failure.code.endswith("persist_failed"))
