@@ -18,7 +18,7 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from chat import SessionKind
-from memory.contract import InvalidRequest, strict_json
+from memory.contract import InvalidRequest, limits, strict_json
 from worker.identities import (
     MAX_HEADER_BYTES,
     InvalidIdentities,
@@ -71,7 +71,7 @@ class ChatBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    model: Annotated[str, StringConstraints(min_length=1, max_length=100)]
+    model: Annotated[str, StringConstraints(min_length=1, max_length=limits.MAX_AGENT_ID_CHARS)]
     messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=MAX_MESSAGES)]
     stream: bool = False
     stream_options: StreamOptions | None = None
