@@ -2,9 +2,9 @@
 deleting one.
 
 The chat wires never return a session's id; these operator routes do, as the handle to open or
-delete it. Erasing a customer's memory (`delete-all`) does not touch their sessions: a session
-is deleted here, on its own, because a thread is not a fact about a person and an operator may
-need to remove one conversation (a privacy request, a test) without erasing what memory keeps.
+delete it. Erasing a customer's memory (`delete-all`) erases the agent's chat sessions that name
+the customer too (docs/http-api.md); deleting one session here removes only that conversation (a
+privacy request, a test) and leaves what memory keeps.
 """
 
 from __future__ import annotations
@@ -76,6 +76,6 @@ ROUTES = (
         "memory:delete",
         agents="one",
         answers=((200, chat_answers.ChatSessionDeleted),),
-        summary="Delete one chat session (memory erasure does not)",
+        summary="Delete one chat session (memory is kept)",
     ),
 )
