@@ -67,7 +67,8 @@ claimed as (
          busy_until = now() + make_interval(secs => $4)
    where c.id = (select session_id from decided) and c.pending_decision = $1::uuid
   returning c.claim, c.kind)
-select (select session_id from decided) as session_id, claimed.claim, claimed.kind
+select (select session_id from decided) as session_id, claimed.claim, claimed.kind,
+       clock_timestamp() as server_now
   from (select 1) one left join claimed on true"""
 _FAILED = f"update {_S}.chat_decisions set failure = $2 where id = $1::uuid"
 
@@ -256,7 +257,8 @@ async def decide(
         raise DecisionTaken()
     if row["claim"] is None:  # decided, but its session is gone (deleted meanwhile)
         raise DecisionTaken()
-    return Decided(Claim(row["session_id"], row["claim"], sent), row["kind"])
+    held = Claim(row["session_id"], row["claim"], sent, row["server_now"], time.monotonic())
+    return Decided(held, row["kind"])
 
 
 async def mark_failed(db: Queryable, decision_id: str, code: str) -> None:

@@ -1,6 +1,8 @@
-"""A parked turn's progress as plain JSON values and back: what the decisions row keeps so that
-the continuation goes on where the turn stopped (its thread additions, counters, run detail,
-the parked call and the step's calls after it). Pure functions over plain values."""
+"""A turn's progress as plain JSON values and back: what a pending decision keeps so that the
+continuation goes on where the turn stopped (its thread additions, counters, run detail, the
+parked call and the step's calls after it), and what a session keeps of a turn not yet recorded
+(`chat.journal`: the same, with no parked call, and the finish once the model answered).
+Pure functions over plain values."""
 
 from __future__ import annotations
 
@@ -46,9 +48,8 @@ def run_of(value: Json) -> ToolRun:
 
 
 def progress_json(result: TurnResult) -> Json:
-    """The turn so far, parked on `result.parked`."""
+    """The turn so far (parked on `result.parked`, if it is)."""
     parked = result.parked
-    assert parked is not None
     return {
         "reply": result.reply,
         "added": result.added,
@@ -60,7 +61,10 @@ def progress_json(result: TurnResult) -> Json:
         "durationMs": result.duration_ms,
         "clientCalls": [_call(c) for c in result.client_calls],
         "run": [run_json(r) for r in result.run],
-        "parked": {
+        "finishReason": result.finish_reason,
+        "parked": None
+        if parked is None
+        else {
             "call": _call(parked.call),
             "allowed": list(parked.allowed),
             "rest": [_call(c) for c in parked.rest],
@@ -69,7 +73,7 @@ def progress_json(result: TurnResult) -> Json:
 
 
 def progress_of(value: Json) -> TurnResult:
-    """The stored turn so far, to go on with (`parked` says which call waits)."""
+    """The stored turn so far, to go on with (`parked`, if set, says which call waits)."""
     parked = value["parked"]
     return TurnResult(
         reply=value["reply"],
@@ -82,7 +86,10 @@ def progress_of(value: Json) -> TurnResult:
         duration_ms=float(value["durationMs"]),
         client_calls=[_call_of(c) for c in value["clientCalls"]],
         run=[run_of(r) for r in value["run"]],
-        parked=Parked(
+        finish_reason=str(value.get("finishReason", "stop")),
+        parked=None
+        if parked is None
+        else Parked(
             _call_of(parked["call"]),
             ordered(parked["allowed"]),
             tuple(_call_of(c) for c in parked["rest"]),

@@ -6,9 +6,10 @@ short lease (`busy_until`) the turn renews while it runs (`chat.session_lease`),
 token (`claim`, bumped by every claim): a second turn at once finds the lease running and is
 refused (`SessionBusy`, 409); a turn whose lease lapsed (its process died, or the database did
 not answer its renewal) is taken over by the next claim, and every later write of the old turn
-names its token and changes nothing. Recording the turn appends its messages and frees the
-session in one statement. Text a model wrote is escaped for Postgres at this boundary
-(`memory.store.stored_json`) and read back exactly.
+names its token and changes nothing. The claim also reads the database's clock (so a turn can
+name its deadline in it) and the progress a failed turn left (`chat.journal`); the turn's own
+writes (its record, its progress, a cut turn) are `chat.turn_record`. Text a model wrote is
+escaped for Postgres at this boundary (`memory.store.stored_json`) and read back exactly.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, ClassVar, Final
 
 import structlog
@@ -31,8 +33,6 @@ from memory.store import (
     Queryable,
     read_json,
     settings_store,
-    stored_json,
-    stored_text,
     translated,
 )
 
@@ -53,17 +53,22 @@ _CLAIMED = """claimed as (
     set busy_until = excluded.busy_until, claim = c.claim + 1,
         identities = excluded.identities, customers = excluded.customers
     where (c.busy_until is null or c.busy_until < now()) and c.pending_decision is null
-  returning c.claim, c.turns)"""
+  returning c.claim, c.turns, c.progress)"""
 _KEPT = f"""kept as (
   select count(*) as n, coalesce(jsonb_agg(t.messages order by t.position), '[]') as messages
     from {_S}.chat_turns t
    where $10 and t.session_id = $2 and exists (select 1 from claimed))"""
-_CLAIM = "with " + _CLAIMED.format(s=_S, condition="true") + " select claim from claimed"
+_CLAIM = (
+    "with "
+    + _CLAIMED.format(s=_S, condition="true")
+    + " select claim, progress, clock_timestamp() as server_now from claimed"
+)
 _OPEN = (
     f"with {_CLAIMED.format(s=_S, condition=_KEY_STILL)}, {_KEPT} "
     + settings_store.with_columns(
         "(select claim from claimed) as claim_token, (select turns from claimed) as claim_turns,"
-        " (select n from kept) as kept_turns, (select messages from kept) as kept"
+        " (select n from kept) as kept_turns, (select messages from kept) as kept,"
+        " (select progress from claimed) as claim_progress, clock_timestamp() as server_now"
     )
 )
 _PENDING = f"select pending_decision::text from {_S}.chat_sessions where id = $1"
@@ -71,15 +76,6 @@ _THREAD = f"select messages from {_S}.chat_turns where session_id = $1 order by 
 _RELEASE = f"update {_S}.chat_sessions set busy_until = null where id = $1 and claim = $2"
 _RENEW = f"""update {_S}.chat_sessions set busy_until = now() + make_interval(secs => $3)
  where id = $1 and claim = $2 returning 1"""
-_RECORD = f"""with done as (
-  update {_S}.chat_sessions
-     set turns = turns + 1, updated_at = now(), busy_until = null
-   where id = $1 and claim = $2
-  returning turns - 1 as position)
-insert into {_S}.chat_turns (session_id, position, messages, user_message, reply,
-    prompt_tokens, completion_tokens, duration_ms, run)
-select $1, position, $3::jsonb, $4, $5, $6, $7, $8, $9::jsonb from done
-returning position"""
 
 
 class SessionBusy(Exception):
@@ -113,22 +109,22 @@ class SessionAddress:
 @dataclass(frozen=True, slots=True)
 class Claim:
     """A turn's hold: the session, its fencing token, and when the claim was sent
-    (`time.monotonic()`): the lease counts from there, never later than the database's."""
+    (`time.monotonic()`): the lease counts from there, never later than the database's.
+    `server_at` is the database's clock when it made the claim, read back at `answered_at`
+    (`time.monotonic()`), so a deadline of ours can be named in the database's time."""
 
     session_id: str
     token: int
     sent_at: float
+    server_at: datetime | None = None
+    answered_at: float = 0.0
 
-
-@dataclass(frozen=True, slots=True)
-class TurnRecord:
-    messages: list[dict[str, Any]]  # what the thread keeps of this turn
-    user_message: str
-    reply: str
-    prompt_tokens: int
-    completion_tokens: int
-    duration_ms: float
-    run: list[dict[str, Any]] = field(default_factory=list)  # the run detail (`chat.progress`)
+    def server_time(self, moment: float) -> datetime | None:
+        """The database's clock at our `moment` (`time.monotonic()`), never later than it
+        is: the claim was made no later than its answer came back."""
+        if self.server_at is None:
+            return None
+        return self.server_at + timedelta(seconds=moment - self.answered_at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +134,7 @@ class OpenedTurn:
     settings: CallSettings
     claim: Claim | None = None
     thread: list[dict[str, Any]] = field(default_factory=list)
+    progress: dict[str, Any] | None = None  # a turn not yet recorded (`chat.journal`)
 
 
 def address_of(
@@ -196,12 +193,19 @@ async def open_turn(
         return OpenedTurn(settings), bound
     if row["claim_token"] is None:
         raise await _refused(db, a.id)
-    claim = Claim(a.id, row["claim_token"], sent)
+    claim = Claim(a.id, row["claim_token"], sent, row["server_now"], time.monotonic())
     kept = _flat(row["kept"])
     if a.kind == "session" and row["kept_turns"] != row["claim_turns"]:
         # a turn recorded while this statement waited on its row: its snapshot missed it
         kept = await thread(db, a.id)
-    return OpenedTurn(settings, claim, kept), bound
+    return OpenedTurn(settings, claim, kept, _progress(row["claim_progress"])), bound
+
+
+def _progress(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    found = read_json(json.loads(value) if isinstance(value, str) else value)
+    return dict(found)
 
 
 def _claim_arguments(a: SessionAddress, lease_seconds: float) -> tuple[object, ...]:
@@ -220,13 +224,22 @@ def _claim_arguments(a: SessionAddress, lease_seconds: float) -> tuple[object, .
 
 async def claim(db: Queryable, address: SessionAddress, lease_seconds: float) -> Claim:
     """Hold the session for one turn (created on first use), or `SessionBusy`."""
+    held, _ = await claim_turn(db, address, lease_seconds)
+    return held
+
+
+async def claim_turn(
+    db: Queryable, address: SessionAddress, lease_seconds: float
+) -> tuple[Claim, dict[str, Any] | None]:
+    """`claim`, with the progress of a turn not yet recorded (`chat.journal`)."""
     a = address
     sent = time.monotonic()
     async with translated(Unavailable, "session claim"):
         row = await db.fetchrow(_CLAIM, *_claim_arguments(a, lease_seconds))
     if row is None:
         raise await _refused(db, a.id)
-    return Claim(a.id, row["claim"], sent)
+    held = Claim(a.id, row["claim"], sent, row["server_now"], time.monotonic())
+    return held, _progress(row["progress"])
 
 
 async def _refused(db: Queryable, session_id: str) -> SessionBusy | DecisionPending:
@@ -252,11 +265,14 @@ async def renew(db: Queryable, held: Claim, lease_seconds: float) -> bool:
 
 
 async def release(db: Queryable, held: Claim, within_seconds: float = RELEASE_SECONDS) -> None:
-    """Free a claim the turn did not record (it failed). Best effort, within `within_seconds`:
-    a database that fails or does not answer leaves the claim to its lease's end, and the
-    turn's own error stands (this never raises one of its own)."""
+    """Free a claim the turn did not record (it failed). Best effort, waited for within
+    `within_seconds`: past them the statement is left to land when the database answers (a
+    retry then finds the session free, not busy until the lease ends); a database that fails
+    leaves the claim to its lease's end, and the turn's own error stands (this never raises
+    one of its own)."""
     try:
-        await within(Deadline.after(within_seconds), _free(db, held), step="chat.release")
+        freeing = _free(db, held)
+        await within(Deadline.after(within_seconds), freeing, step="chat.release", let_finish=True)
     except (Late, MemoryFailure) as failure:
         code = "release_late" if isinstance(failure, Late) else failure.code
         log.warning("chat.release_failed", error_code=code)
@@ -265,24 +281,3 @@ async def release(db: Queryable, held: Claim, within_seconds: float = RELEASE_SE
 async def _free(db: Queryable, held: Claim) -> None:
     async with translated(PersistFailed, "session release"):
         await db.execute(_RELEASE, held.session_id, held.token)
-
-
-async def record(db: Queryable, held: Claim, turn: TurnRecord) -> None:
-    """Append the turn and free the session in one statement, if the claim is still this
-    turn's; `ClaimLost` (nothing written) when another turn took it."""
-    messages = json.dumps(stored_json(turn.messages), ensure_ascii=False)
-    async with translated(PersistFailed, "session turn"):
-        position = await db.fetchval(
-            _RECORD,
-            held.session_id,
-            held.token,
-            messages,
-            stored_text(turn.user_message),
-            stored_text(turn.reply),
-            turn.prompt_tokens,
-            turn.completion_tokens,
-            turn.duration_ms,
-            json.dumps(stored_json(turn.run), ensure_ascii=False),
-        )
-    if position is None:
-        raise ClaimLost()

@@ -17,16 +17,15 @@ from chat.session_claim import (
     RELEASE_SECONDS,
     SessionAddress,
     SessionBusy,
-    TurnRecord,
     claim,
-    record,
     release,
     thread,
 )
+from chat.turn_record import TurnRecord, record
 from memory.contract import PersistFailed, Unavailable
 from memory.store import Queryable, read_json, read_text, translated
 
-__all__ = [  # the turn's side is re-exported from `chat.session_claim`
+__all__ = [  # the turn's side is re-exported from `chat.session_claim` and `chat.turn_record`
     "MAX_LIST",
     "RELEASE_SECONDS",
     "SessionAddress",

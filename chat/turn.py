@@ -16,13 +16,16 @@ offered none, so every turn ends in an answer, unless it stops for someone else:
   `tool_calls`), for the client to answer on its next turn.
 With a relay every step is streamed and each text delta reaches the relay as the model writes
 it; an observer hears each call once the model wrote it and each result with its duration.
-Each call is kept in `result.run` (arguments, result, error, duration, decision). Nothing of
+Each call is kept in `result.run` (arguments, result, error, duration, decision), and a journal
+(`chat.journal`) hears the turn so far after each call that acts, so its session keeps it; a
+turn given the kept progress of a failed one (`carry`) goes on from it. Nothing of
 the messages, tool arguments or tool results is logged: the turn's log line holds counts,
 tool names, tool error codes and tokens.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +34,7 @@ from typing import Any, Protocol
 import structlog
 
 from chat.held import Decision, DecisionKind, HeldNeedsSession, held_kinds, ordered, rejection
+from chat.journal import Journal, journalled
 from chat.model import ConversationModel, Relay, Step, ToolCall
 from chat.toolbox import Tool, ToolContext, ToolOutcome, run_tool_call, toolset
 from chat.turn_result import Message, Parked, ToolRun, TurnResult
@@ -79,6 +83,7 @@ class _Loop:
     tools: dict[str, Tool]
     relay: Relay | None
     observer: ToolObserver | None
+    journal: Journal | None = None
 
 
 def _assistant_with_calls(step: Step) -> Message:
@@ -155,6 +160,8 @@ async def _run(
             arguments = decided.edited
         outcome = await run_tool_call(loop.tools, loop.turn.context, call.name, arguments)
     await _keep(loop, result, call, outcome, started=started, arguments=arguments, decision=kind)
+    if loop.journal is not None and kind != "reject" and journalled(loop.tools.get(call.name)):
+        await loop.journal.kept(result)
 
 
 async def _calls(loop: _Loop, result: TurnResult, calls: Sequence[ToolCall]) -> bool:
@@ -205,10 +212,16 @@ async def run_turn(
     observer: ToolObserver | None = None,
     *,
     resume: Resume | None = None,
+    journal: Journal | None = None,
+    carry: TurnResult | None = None,
 ) -> TurnResult:
+    """Run the turn (or go on with a parked one, `resume`, or with the kept progress of one
+    that failed, `carry`); `journal` hears each call that acts once it ran."""
     started = time.perf_counter()
-    loop = _Loop(model, turn, toolset(turn.tools), relay, observer)
-    result = TurnResult() if resume is None else await _resumed(loop, resume)
+    loop = _Loop(model, turn, toolset(turn.tools), relay, observer, journal)
+    result = TurnResult() if carry is None else dataclasses.replace(carry)
+    if resume is not None:
+        result = await _resumed(loop, resume)
     base = [{"role": "system", "content": turn.instructions}, *turn.thread, *turn.new]
     specs = [tool.spec() for tool in loop.tools.values()]
     while result.parked is None and not result.client_calls:

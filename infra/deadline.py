@@ -67,8 +67,11 @@ class Abandoned:
     def __len__(self) -> int:
         return len(self._tasks)
 
-    def hold(self, task: asyncio.Future[Any], step: str) -> None:
-        task.cancel()
+    def hold(self, task: asyncio.Future[Any], step: str, *, cancel: bool = True) -> None:
+        """Keep `task` until it ends; `cancel=False` lets it finish (a write whose outcome
+        must land whenever the database answers, never be half-cancelled)."""
+        if cancel:
+            task.cancel()
         self._tasks.add(task)
         task.add_done_callback(_ended(self._tasks, step))
 
@@ -106,18 +109,21 @@ async def within(
     *,
     step: str,
     holder: Abandoned = ABANDONED,
+    let_finish: bool = False,
 ) -> T:
     """The work's result, or `Late(step)` at the deadline without waiting for the work to stop.
 
     The work's own exceptions pass through. Cancelling the caller abandons the work the same way.
+    `let_finish`: abandoned work is not cancelled but left to end on its own (a write that must
+    land whole whenever the database answers; the pool's command timeout still bounds it).
     """
     task = asyncio.ensure_future(work)
     try:
         done, _ = await asyncio.wait({task}, timeout=deadline.remaining())
     except asyncio.CancelledError:
-        holder.hold(task, step)
+        holder.hold(task, step, cancel=not let_finish)
         raise
     if task in done:
         return task.result()
-    holder.hold(task, step)
+    holder.hold(task, step, cancel=not let_finish)
     raise Late(step)

@@ -40,6 +40,8 @@ class Reply:
     pace: float = 0.0
     """Streamed answers (`stream: true`): seconds before each delta, so a client can be seen
     receiving the first one before the model finished."""
+    on_request: Callable[[], None] | None = None
+    """Called when the request this reply answers arrives (a test stalls its database there)."""
 
 
 @dataclass
@@ -112,6 +114,8 @@ class ModelServer:
         self.headers.append(dict(request.headers))
         self.received_at.append(time.monotonic())
         reply = self.replies.popleft() if self.replies else Reply(status=599)
+        if reply.on_request is not None:
+            reply.on_request()
         if reply.delay:
             await asyncio.sleep(reply.delay)
         if reply.drop:

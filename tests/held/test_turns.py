@@ -138,8 +138,21 @@ async def test_a_failed_continuation_keeps_the_decision_and_frees_the_session(
     model_server.answer_text("How can I help?")
     status, _ = await turn(client, "Hello?", CHAT_KEY)
     assert status == 200  # the session is free again
-    [kept] = await session_turns(client)
-    assert kept["userMessage"] == "Hello?"  # the failed turn was not recorded
+    await _refund_kept_before(client, model_server, "Hello?")
+
+
+async def _refund_kept_before(client: Client, model_server: ModelServer, text: str) -> None:
+    """The failed continuation is kept as a cut turn (the refund that ran, no answer) before
+    the next turn, and the next turn's model request holds the refund and its result."""
+    cut, kept = await session_turns(client)
+    assert (cut["userMessage"], cut["reply"]) == ("Refund A-1", "")
+    assert [(r["name"], r["decision"]) for r in cut["run"]["toolCalls"]] == [
+        ("issue_refund", "approve")
+    ]
+    assert kept["userMessage"] == text
+    sent = model_server.requests[-1]["messages"]
+    results = [m["content"] for m in sent if m["role"] == "tool"]
+    assert results == ["refunded 500 on A-1"], sent
 
 
 async def test_a_client_gone_mid_continuation_keeps_the_decision_and_frees_the_session(
@@ -168,5 +181,4 @@ async def test_a_client_gone_mid_continuation_keeps_the_decision_and_frees_the_s
     model_server.answer_text("Hello again.")
     status, _ = await turn(client, "Hello?", CHAT_KEY)
     assert status == 200  # the session is free
-    [kept] = await session_turns(client)
-    assert kept["userMessage"] == "Hello?"
+    await _refund_kept_before(client, model_server, "Hello?")

@@ -29,6 +29,7 @@ from chat import (
     SessionBusy,
     SessionNotFound,
 )
+from chat.journal import OutcomeUnknown
 from memory.contract import MemoryFailure
 from sip.dialing import InvalidDestination
 from worker.agent_directory import AgentNotLoaded
@@ -89,12 +90,31 @@ UNEXPECTED: Final = Problem(INTERNAL_ERROR, "internal error")
 """The answer to any exception that is not a typed failure: nothing of it reaches the client."""
 
 
+NO_RETRY: Final = "no_retry"
+"""Set on a request whose failure must not be retried as it was sent (a call that acts ran and
+nothing kept it): its answer says `x-should-retry: false`."""
+SHOULD_RETRY: Final = "x-should-retry"
+"""The header the official `openai` and `anthropic` clients obey over their own retry rules."""
+_FINAL_STATUSES: Final = frozenset({400, 413, 415, 422})
+_FINAL_CODES: Final = frozenset({"decision_pending", "decision_taken"})
+
+
+def _retry_headers(failure: CodedFailure) -> tuple[tuple[str, str], ...]:
+    """`Retry-After` where waiting helps; `x-should-retry: false` where the same request can
+    never succeed (a bad request, a decision already pending or taken) or is not safe again
+    (a turn whose outcome is unknown)."""
+    if isinstance(failure, StreamsFull):
+        return (("Retry-After", "1"),)
+    final = status_for(failure.code) in _FINAL_STATUSES or failure.code in _FINAL_CODES
+    return ((SHOULD_RETRY, "false"),) if final or isinstance(failure, OutcomeUnknown) else ()
+
+
 def translate(failure: Exception) -> Problem:
     """The answer to a failure a route raised (an `HTTPException` below 400 is not a failure)."""
     if isinstance(failure, CodedFailure):
         close = isinstance(failure, BodyTimedOut | BodyTooLarge | ClientGone)
-        retry = (("Retry-After", "1"),) if isinstance(failure, StreamsFull) else ()
-        return Problem(failure.code, failure.message, failure.field, retry, close)
+        headers = _retry_headers(failure)
+        return Problem(failure.code, failure.message, failure.field, headers, close)
     if isinstance(failure, web.HTTPException):
         allow = failure.headers.get("Allow")
         headers = () if allow is None else (("Allow", allow),)
@@ -185,4 +205,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         problem = translate(exc)
         if problem is UNEXPECTED:  # no traceback: database errors can quote rejected values
             log.error("web.unhandled_error", error_type=type(exc).__name__, method=request.method)
-        return answer(problem, wire=wire_of(request.path))
+        response = answer(problem, wire=wire_of(request.path))
+        if request.get(NO_RETRY):
+            response.headers[SHOULD_RETRY] = "false"
+        return response

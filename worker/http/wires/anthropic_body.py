@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from chat import TurnResult
+from memory.contract import limits
 from worker.http.server.context import wire_json
 from worker.http.wires.decision_bodies import held_member
 from worker.http.wires.openai_body import MAX_MESSAGE_CHARS, MAX_MESSAGES
@@ -66,7 +67,7 @@ class MessagesBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    model: Annotated[str, StringConstraints(min_length=1, max_length=100)]
+    model: Annotated[str, StringConstraints(min_length=1, max_length=limits.MAX_AGENT_ID_CHARS)]
     max_tokens: Annotated[int, Field(ge=1, le=1_000_000)]
     messages: Annotated[list[Message], Field(min_length=1, max_length=MAX_MESSAGES)]
     system: Content | None = None

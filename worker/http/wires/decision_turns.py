@@ -11,7 +11,8 @@ with the model; the turn is recorded whole, or parks again on a later held call 
 decision that keeps the first snapshot.
 
 A continuation that fails after the decision was taken keeps the decision recorded (with its
-`failure` code), records no turn and frees the session; a held tool that ran stays done.
+`failure` code) and frees the session; a held tool that ran stays done, and the session keeps
+it (`chat.journal`) so the client's next turn records it as a cut turn before its own.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from chat import (
     toolset,
 )
 from chat.decisions import DecisionRow
+from chat.journal import request_digest
 from worker.catalog import UnknownAgent
 from worker.http.server.context import POOL, agent_of, bounded
 from worker.http.server.errors import translate
@@ -51,7 +53,8 @@ from worker.http.wires.turns import (
     CHAT_MODEL,
     TurnFacts,
     definition_of,
-    finish,
+    journal_of,
+    record_turn,
     turn_input,
 )
 
@@ -101,13 +104,19 @@ async def continue_turn(
         if header.kind == "session":
             turn = replace(turn, thread=await bounded(request, thread(pool, claim.session_id)))
         resume = Resume(row.progress, decision, edited)
+        digest = request_digest(facts.new, facts.options, facts.client_tools)
+        journal = journal_of(request, claim, facts, digest)
         async with kept_lease(pool, claim, config.lease_seconds):
             result = await run_turn(
-                request.app[CHAT_MODEL], turn, config.max_tool_steps, relay, observer, resume=resume
+                request.app[CHAT_MODEL],
+                turn,
+                config.max_tool_steps,
+                relay,
+                observer,
+                resume=resume,
+                journal=journal,
             )
-        await bounded(
-            request, finish(pool, claim, header=header, facts=facts, turn=turn, result=result)
-        )
+        await record_turn(request, claim, header=header, facts=facts, turn=turn, result=result)
         held = None
     except (Exception, asyncio.CancelledError) as exc:  # cancelled: the client went away
         await _failed(request, row.pending.id, exc)

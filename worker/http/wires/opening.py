@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncpg
 from aiohttp import web
 
-from chat import OpenedTurn, address_of, claim, open_turn, release, thread
+from chat import OpenedTurn, address_of, open_turn, release, thread
+from chat.session_claim import claim_turn
 from memory.store import load_call_settings
 from worker.agent_directory import AgentEntry
 from worker.http.server.context import bounded
@@ -48,7 +49,7 @@ async def open_wire_turn(
     if bound == predicted:
         return opened
     address = address_of(header.kind, agent.name, header.key, bound, identities)
-    held = await bounded(request, claim(pool, address, lease_seconds))
+    held, progress = await bounded(request, claim_turn(pool, address, lease_seconds))
     try:
         earlier = (
             await bounded(request, thread(pool, address.id)) if header.kind == "session" else []
@@ -56,4 +57,4 @@ async def open_wire_turn(
     except BaseException:
         await release(pool, held)
         raise
-    return OpenedTurn(opened.settings, held, earlier)
+    return OpenedTurn(opened.settings, held, earlier, progress)

@@ -7,8 +7,11 @@ shape, the checked identities, the session header and the model options. `take_t
 resolves the agent's current effective settings, selects the customer under its fixed identity
 key, offers the memory tools of the settings table, holds the session (a second turn at once is
 `SessionBusy`), runs the turn (`chat.run_turn`, streamed through `relay` when given) and records
-it. A turn is recorded only when the model's answer is complete: a turn that failed, or whose
-client went away mid-stream (the relay raised), keeps nothing and releases the session. A turn
+it. A turn is recorded only when the model's answer is complete, and only before its deadline on
+the database's clock (`chat.turn_record`); what it did before that is kept as it goes
+(`chat.journal`), so a turn that failed, or whose client went away mid-stream, leaves its
+progress for the same request sent again (or, for another one, a cut turn) and releases the
+session. A turn
 that calls a held tool (`interrupt_on`) parks instead: `finish` stores the decision with the
 turn so far and marks the session pending (`chat.park`); `worker.http.wires.decision_turns` goes on
 with it once a person decided. An `observer` hears each tool call and result as they happen
@@ -19,8 +22,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Final
 
 import asyncpg
 import structlog
@@ -53,11 +57,24 @@ from chat import (
     run_turn,
     select_customer,
 )
+from chat.journal import (
+    CallNote,
+    Journal,
+    KeptTurn,
+    SessionJournal,
+    cut_record,
+    kept_json,
+    kept_of,
+    request_digest,
+    settled,
+)
+from chat.turn_record import record_cut
 from memory.contract import InvalidRequest
 from memory.settings import CallSettings
 from worker.agent_directory import AgentEntry
 from worker.catalog import UnknownAgent
 from worker.http.server.context import (
+    DATABASE_DEADLINE,
     DIRECTORY,
     DOCUMENTS,
     MEMORY,
@@ -65,7 +82,9 @@ from worker.http.server.context import (
     bounded,
     database_bound,
     find_agent,
+    request_deadline,
 )
+from worker.http.server.errors import NO_RETRY
 from worker.http.server.failures import ModelNotFound
 from worker.http.wires.openai_body import SessionHeader
 from worker.http.wires.opening import open_wire_turn
@@ -74,6 +93,9 @@ CHAT_CONFIG = web.AppKey("chat_config", ChatConfig)
 CHAT_MODEL = web.AppKey("chat_model", ConversationModel)
 log = structlog.get_logger(__name__)
 Message = dict[str, Any]
+RECORD_MARGIN: Final = 0.2
+"""The share of the database deadline left for a record's answer to travel back: the database
+records the turn only before the rest of the deadline has passed on its own clock."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +185,8 @@ async def take_turn(
     observer: ToolObserver | None = None,
 ) -> TurnResult:
     """Run one turn of a wire; the session (if any) is held for it and released after it, or
-    marked pending when the turn parked on a held tool (`result.held`)."""
+    marked pending when the turn parked on a held tool (`result.held`). A turn the session
+    kept progress of (`chat.journal`) goes on from it."""
     agent = await model_agent(request, wire.agent)
     definition = definition_of(request, agent)
     pool, config = request.app[POOL], request.app[CHAT_CONFIG]
@@ -171,7 +194,7 @@ async def take_turn(
     opened = await open_wire_turn(
         request, agent, header, wire.identities, pool=pool, lease_seconds=config.lease_seconds
     )
-    held = opened.claim
+    held, note = opened.claim, CallNote()
     try:
         new = wire.messages if wire.reconcile is None else wire.reconcile(opened.thread)
         facts = TurnFacts(
@@ -180,18 +203,97 @@ async def take_turn(
         turn = turn_input(
             request, definition, facts, earlier=opened.thread, can_park=held is not None
         )
-        model = request.app[CHAT_MODEL]
-        async with kept_lease(pool, held, config.lease_seconds):
-            result = await run_turn(model, turn, config.max_tool_steps, relay, observer)
+        digest = request_digest(new, wire.options, wire.client_tools)
+        turn, carried = await _found(request, held, header, turn, opened.progress, digest)
+        journal = note if held is None else journal_of(request, held, facts, digest)
+        result = await _answer(request, held, turn, (relay, observer, journal), carried)
         if held is not None and header is not None:
-            await bounded(
-                request, finish(pool, held, header=header, facts=facts, turn=turn, result=result)
-            )
+            await record_turn(request, held, header=header, facts=facts, turn=turn, result=result)
             held = None  # released by the record, or by parking
+    except Exception:
+        if note.acted:  # a call acted and nothing kept it: a retry would run it again
+            request[NO_RETRY] = True
+        raise
     finally:
         if held is not None:
             await release(pool, held)
     return result
+
+
+def journal_of(request: web.Request, held: Claim, facts: TurnFacts, digest: str) -> Journal:
+    kept = KeptTurn(digest, facts.new, last_user_text(facts.new), TurnResult())
+    return SessionJournal(request.app[POOL], held, kept, request.app[DATABASE_DEADLINE])
+
+
+async def _found(  # noqa: PLR0917
+    request: web.Request,
+    held: Claim | None,
+    header: SessionHeader | None,
+    turn: TurnInput,
+    progress: dict[str, Any] | None,
+    digest: str,
+) -> tuple[TurnInput, KeptTurn | None]:
+    """The kept progress this turn goes on from (the same request again), or the turn with a
+    kept turn of another request first recorded as cut and added to its thread."""
+    kept = kept_of(progress)
+    if kept is None or held is None or header is None:
+        return turn, None
+    if kept.digest == digest:
+        return turn, kept
+    cut = cut_record(kept, header.kind == "session")
+    if cut is None:
+        return turn, None
+    await bounded(request, record_cut(request.app[POOL], held, cut))
+    return replace(turn, thread=[*turn.thread, *cut.messages]), None
+
+
+async def _answer(
+    request: web.Request,
+    held: Claim | None,
+    turn: TurnInput,
+    hearers: tuple[Relay | None, ToolObserver | None, Journal],
+    carried: KeptTurn | None,
+) -> TurnResult:
+    """The turn's result: run under the session's lease, from the kept progress if any; a
+    kept whole answer is given again without asking the model."""
+    relay, observer, journal = hearers
+    if carried is not None and carried.complete:
+        if relay is not None and carried.result.reply:
+            await relay(carried.result.reply)
+        return carried.result
+    pool, config = request.app[POOL], request.app[CHAT_CONFIG]
+    carry = None if carried is None else settled(carried.result)
+    async with kept_lease(pool, held, config.lease_seconds):
+        return await run_turn(
+            request.app[CHAT_MODEL],
+            turn,
+            config.max_tool_steps,
+            relay,
+            observer,
+            journal=journal,
+            carry=carry,
+        )
+
+
+async def record_turn(
+    request: web.Request,
+    held: Claim,
+    *,
+    header: SessionHeader,
+    facts: TurnFacts,
+    turn: TurnInput,
+    result: TurnResult,
+) -> None:
+    """`finish` within the request's database deadline. The record is never cancelled: it
+    lands whole or, reaching the database after the deadline (its clock), keeps the answer as
+    the session's progress instead, so a client told the turn failed never finds it kept."""
+    deadline = request_deadline(request)
+    margin = RECORD_MARGIN * request.app[DATABASE_DEADLINE]
+    until = held.server_time(deadline.at - margin)
+    done = finish(
+        request.app[POOL], held, header=header, facts=facts, turn=turn, result=result, until=until
+    )
+    await bounded(request, done, deadline=deadline, let_finish=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,11 +316,16 @@ async def finish(
     facts: TurnFacts,
     turn: TurnInput,
     result: TurnResult,
+    until: datetime | None = None,
 ) -> None:
-    """Record the turn (freeing the session), or park it on its held call (marking the
-    session pending); either way the claim is given up."""
+    """Record the turn (freeing the session; by `until`, the database's clock, or it is kept
+    as the session's progress), or park it on its held call (marking the session pending);
+    either way the claim is given up."""
     if result.parked is None:
-        await record(pool, held, turn_record(turn, result, facts.new, header.kind == "session"))
+        digest = request_digest(facts.new, facts.options, facts.client_tools)
+        done = turn_record(turn, result, facts.new, header.kind == "session", digest)
+        late = KeptTurn(digest, facts.new, done.user_message, result, complete=True)
+        await record(pool, held, done, until=until, late=kept_json(late))
         return
     parked = HeldTurn(
         held.session_id,
@@ -280,7 +387,11 @@ def _client_tools(definition: AgentDefinition, client: tuple[Tool, ...]) -> tupl
 
 
 def turn_record(
-    turn: TurnInput, result: TurnResult, new: list[Message], keep_thread: bool
+    turn: TurnInput,
+    result: TurnResult,
+    new: list[Message],
+    keep_thread: bool,
+    digest: str | None = None,
 ) -> TurnRecord:
     """What a session keeps of a finished turn (a `conversation` keeps no thread)."""
     return TurnRecord(
@@ -291,4 +402,5 @@ def turn_record(
         result.completion_tokens,
         result.duration_ms,
         [run_json(r) for r in result.run],
+        digest,
     )
