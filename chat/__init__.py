@@ -1,8 +1,9 @@
 """Memory for text turns: the memory tools bound per turn, who a text turn is about, the
 bounded tool loop over the conversation model, and sessions kept in Postgres.
 
-The wires (the OpenAI-compatible chat route in `worker.http`) read their transport's fields
-and headers and hand this room plain values; a LiveKit text session (`callmemory.text`) binds
+The wires (the OpenAI, Anthropic and AG-UI routes and decisions in `worker.http`) read their
+transport's fields and headers into plain values (`TurnRequest`) and `ChatTurns` runs the turn
+(open, hold, run, park or record, release); a LiveKit text session (`callmemory.text`) binds
 its turns with `bind_turn`. The identities map's rules are in `chat.identities`.
 """
 
@@ -43,6 +44,7 @@ from chat.identity import (
     session_id,
     session_scope,
 )
+from chat.journal import ActedThenFailed, OutcomeUnknown
 from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay, ToolCall
 from chat.progress import run_json
 from chat.session_claim import Claim, ClaimLost, OpenedTurn, address_of, open_turn, renew
@@ -94,7 +96,10 @@ from chat.tools import (
     tool_specs,
 )
 from chat.turn import Resume, ToolObserver, TurnInput, TurnResult, run_turn
+from chat.turn_record import RecordLate
+from chat.turn_request import SessionRef, TurnAgent, TurnAgents, TurnRequest
 from chat.turn_result import ToolRun
+from chat.turns import ChatTurns
 
 __all__ = [
     "CUSTOMER_ID",
@@ -105,9 +110,11 @@ __all__ = [
     "MEMORY_READ",
     "MEMORY_SAVE",
     "RESERVED",
+    "ActedThenFailed",
     "ChatConfig",
     "ChatModelFailed",
     "ChatModelTimeout",
+    "ChatTurns",
     "Claim",
     "ClaimLost",
     "ConversationModel",
@@ -124,7 +131,9 @@ __all__ = [
     "InvalidDecision",
     "NoToolContext",
     "OpenedTurn",
+    "OutcomeUnknown",
     "PendingDecision",
+    "RecordLate",
     "Relay",
     "ReservedToolName",
     "Resume",
@@ -132,6 +141,7 @@ __all__ = [
     "SessionBusy",
     "SessionKind",
     "SessionNotFound",
+    "SessionRef",
     "SessionRow",
     "Tool",
     "ToolCall",
@@ -142,9 +152,12 @@ __all__ = [
     "ToolRefused",
     "ToolRun",
     "ToolScope",
+    "TurnAgent",
+    "TurnAgents",
     "TurnBinding",
     "TurnInput",
     "TurnRecord",
+    "TurnRequest",
     "TurnResult",
     "TurnRow",
     "address_of",

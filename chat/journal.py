@@ -60,6 +60,16 @@ class OutcomeUnknown(Unavailable):
         super().__init__(message)
 
 
+class ActedThenFailed(Exception):
+    """A turn with nowhere to keep its progress failed after a call that acts ran: its
+    failure (`cause`) stands, and a retry must not run that call again blindly (answered with
+    `x-should-retry: false`)."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 def request_digest(new: Sequence[Message], options: dict[str, Any], client: Sequence[Tool]) -> str:
     """What identifies a turn's request on its session: the new messages, the model options
     and the client's tools."""

@@ -161,8 +161,9 @@ def test_routes_resolve_agents_only_through_the_guarded_helpers() -> None:
         for p in sorted(folder.glob("*/*.py"))  # every room's modules; web.py fills the keys
         if re.search(r"\[(CATALOG|DIRECTORY)\]", p.read_text())
     ]
-    # the shared turn reads the definition of the agent `model_agent` resolved through the guard
-    assert readers == ["server/context.py", "wires/turns.py"]
+    # the turns' agents (`wires.DirectoryAgents`) get the directory from web.py, and a wire
+    # hands them only an agent its key reaches (`wires.turn_request`)
+    assert readers == ["server/context.py"]
 
 
 @pytest.mark.parametrize("route", _kind("one"), ids=_ids)

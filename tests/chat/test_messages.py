@@ -322,9 +322,9 @@ async def test_a_model_failing_mid_answer_is_an_error_event(
 
 async def test_model_and_top_p_at_and_past_their_limits(client: Client) -> None:
     body = {"max_tokens": 5, "messages": HI}
-    at = await _post(client, {**body, "model": "m" * 100}, **_key())
+    at = await _post(client, {**body, "model": "m" * 200}, **_key())  # an agent id's limit
     assert at.status == 404  # read, then looked up: no such agent
-    past = await _post(client, {**body, "model": "m" * 101}, **_key())
+    past = await _post(client, {**body, "model": "m" * 201}, **_key())
     assert past.status == 400 and (await past.json())["error"]["field"] == "model"
     top = await _post(client, {**body, "model": "m", "top_p": 1.01}, **_key())
     assert top.status == 400 and (await top.json())["error"]["field"] == "top_p"

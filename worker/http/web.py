@@ -22,7 +22,7 @@ from aiohttp import web
 from callmemory import environment
 from callmemory.agent_import import DEFAULT_AGENTS, load_agents
 from callmemory.environment import default
-from chat import ChatConfig, ConversationModel
+from chat import ChatConfig, ChatTurns, ConversationModel
 from infra import database, tracing
 from infra.database import create_pool, database_url
 from infra.database_failure import (
@@ -112,7 +112,7 @@ def _recovery_context(
 
 
 async def _close_memory(app: web.Application) -> None:
-    await app[wires.CHAT_MODEL].aclose()
+    await app[wires.CHAT_TURNS].model.aclose()
     await app[DOCUMENTS].aclose(grace_seconds=DOCUMENTS_DRAIN_SECONDS)
     await app[MEMORY].aclose()
 
@@ -143,9 +143,17 @@ def create_app(
     app[MEMORY] = open_memory(MemoryStore(pool), memory_config)
     app[DOCUMENTS] = Documents(pool, memory_config)
     app[routes.DISPATCHER] = None if voice is None else Dispatcher(voice)
-    app[wires.CHAT_CONFIG] = chat or ChatConfig()
-    app[wires.CHAT_MODEL] = ConversationModel(app[wires.CHAT_CONFIG])
-    app[wires.BOUND_KEYS] = {}
+    config = chat or ChatConfig()
+    agents = wires.DirectoryAgents(app[DIRECTORY], pool, app[DOCUMENTS], database_deadline_seconds)
+    app[wires.TURN_AGENTS] = agents
+    app[wires.CHAT_TURNS] = ChatTurns(
+        pool,
+        ConversationModel(config),
+        config,
+        app[MEMORY],
+        agents,
+        deadline_seconds=database_deadline_seconds,
+    )
     app[console.CLIENT_JS_PATH] = console.CLIENT_JS
     app[routes.SEARCH] = routes.SearchSeen()
     app[routes.OPS_STREAMS] = routes.OpsStreams(app[LIMITS].max_ops_streams)

@@ -191,6 +191,12 @@ SHARED_REFUSED = (
 )
 
 
+def reaches(request: web.Request, agent_id: str) -> bool:
+    """Whether the caller's key reaches that agent id (registered or not)."""
+    key = request.get(CALLER)
+    return key is None or key.reaches(agent_id)
+
+
 def agent_of(request: web.Request, agent_id: str) -> AgentEntry:
     """The registered agent of that id, if the caller's key reaches it; else `UnknownAgent`
     (404), the same answer whether the agent is not registered or not the key's."""

@@ -12,7 +12,7 @@ nothing and is logged by type only (a database error can quote the values it rej
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal, TypeAlias
 
 import structlog
@@ -29,7 +29,7 @@ from chat import (
     SessionBusy,
     SessionNotFound,
 )
-from chat.journal import OutcomeUnknown
+from chat.journal import ActedThenFailed, OutcomeUnknown
 from memory.contract import MemoryFailure
 from sip.dialing import InvalidDestination
 from worker.agent_directory import AgentNotLoaded
@@ -90,9 +90,6 @@ UNEXPECTED: Final = Problem(INTERNAL_ERROR, "internal error")
 """The answer to any exception that is not a typed failure: nothing of it reaches the client."""
 
 
-NO_RETRY: Final = "no_retry"
-"""Set on a request whose failure must not be retried as it was sent (a call that acts ran and
-nothing kept it): its answer says `x-should-retry: false`."""
 SHOULD_RETRY: Final = "x-should-retry"
 """The header the official `openai` and `anthropic` clients obey over their own retry rules."""
 _FINAL_STATUSES: Final = frozenset({400, 413, 415, 422})
@@ -111,6 +108,9 @@ def _retry_headers(failure: CodedFailure) -> tuple[tuple[str, str], ...]:
 
 def translate(failure: Exception) -> Problem:
     """The answer to a failure a route raised (an `HTTPException` below 400 is not a failure)."""
+    if isinstance(failure, ActedThenFailed):  # its own failure, never to be retried blindly
+        problem = translate(failure.cause)
+        return replace(problem, headers=(*problem.headers, (SHOULD_RETRY, "false")))
     if isinstance(failure, CodedFailure):
         close = isinstance(failure, BodyTimedOut | BodyTooLarge | ClientGone)
         headers = _retry_headers(failure)
@@ -205,7 +205,4 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         problem = translate(exc)
         if problem is UNEXPECTED:  # no traceback: database errors can quote rejected values
             log.error("web.unhandled_error", error_type=type(exc).__name__, method=request.method)
-        response = answer(problem, wire=wire_of(request.path))
-        if request.get(NO_RETRY):
-            response.headers[SHOULD_RETRY] = "false"
-        return response
+        return answer(problem, wire=wire_of(request.path))

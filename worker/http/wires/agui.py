@@ -18,26 +18,27 @@ import structlog
 from ag_ui.core import RunAgentInput
 from aiohttp import web
 
-from chat import DecisionNotFound, TurnResult
+from chat import DecisionNotFound, SessionRef, TurnRequest, TurnResult
 from worker.http.server.context import Route
 from worker.http.server.errors import UNEXPECTED, translate
 from worker.http.server.request_body import client_text, parse_body, read_json
 from worker.http.wires.agui_body import AguiRun, as_tool, new_messages, read_run
 from worker.http.wires.agui_resume import decision_of
 from worker.http.wires.agui_stream import RunStream
-from worker.http.wires.decision_turns import continue_turn, reachable_decision
-from worker.http.wires.openai_body import SessionHeader
-from worker.http.wires.turns import WireTurn, take_turn
+from worker.http.wires.turns import chat_turns, continue_turn, reachable_decision, turn_request
 
 log = structlog.get_logger(__name__)
 
 
-def wire_turn(agent: str, run: AguiRun) -> WireTurn:
-    return WireTurn(
+def run_turn_request(request: web.Request, agent: str, run: AguiRun) -> TurnRequest:
+    """The run as a turn: `threadId` is the session, the new messages are those the thread
+    does not have yet."""
+    return turn_request(
+        request,
         agent,
         [],
         run.identities,
-        SessionHeader("session", run.thread_id),
+        SessionRef("session", run.thread_id),
         reconcile=functools.partial(new_messages, run.candidates),
         client_tools=tuple(as_tool(t) for t in run.tools),
     )
@@ -75,7 +76,7 @@ async def run_agent(request: web.Request) -> web.StreamResponse:
     work: Awaitable[TurnResult] = (
         resumed(request, run, stream)
         if run.resume
-        else take_turn(request, wire_turn(agent, run), stream.relay, stream)
+        else chat_turns(request).take(run_turn_request(request, agent, run), stream.relay, stream)
     )
     try:
         result = await work

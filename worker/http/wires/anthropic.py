@@ -21,21 +21,18 @@ from worker.http.server.request_body import parse_body, read_json
 from worker.http.wires.anthropic_body import Events, MessagesBody, message
 from worker.http.wires.openai_body import identities_of, session_of
 from worker.http.wires.stream import stream_turn
-from worker.http.wires.turns import WireTurn, take_turn
+from worker.http.wires.turns import chat_turns, turn_request
 
 
 async def messages(request: web.Request) -> web.StreamResponse:
     body = parse_body(MessagesBody, await read_json(request))
-    turn = WireTurn(
-        body.model,
-        body.chat_messages(),
-        identities_of(request, body.user_id(), "metadata.user_id"),
-        session_of(request),
-        body.options(),
-    )
+    identities = identities_of(request, body.user_id(), "metadata.user_id")
+    session = session_of(request)
+    said = body.chat_messages()
+    turn = turn_request(request, body.model, said, identities, session, body.options())
     if body.stream:
         return await stream_turn(request, turn, Events(body.model))
-    return respond(message(body.model, await take_turn(request, turn, None)))
+    return respond(message(body.model, await chat_turns(request).take(turn)))
 
 
 ROUTES = (

@@ -14,8 +14,8 @@ from aiohttp import web
 from chat import Decision, DecisionRow, TurnResult
 from worker.http.server.context import wire_json
 from worker.http.wires.decision_bodies import continued_body
-from worker.http.wires.decision_turns import continue_turn
 from worker.http.wires.stream import TurnStream, stream_run
+from worker.http.wires.turns import continue_turn
 
 
 def _event(name: str, data: Any) -> bytes:

@@ -1,9 +1,9 @@
 """Held tools' decisions over HTTP (scope `decisions`): list them, read one, decide one.
 
 `POST /api/chat/decisions/{decisionId}` answers with the continued turn
-(`worker.http.wires.decision_turns.continue_turn`): the decided call's result, the reply, and `held`
-when the turn parked again. A key that does not reach the decision's agent gets the same 404
-as an unknown decision.
+(`worker.http.wires.turns.continue_turn`, `chat.ChatTurns.resume`): the decided call's result,
+the reply, and `held` when the turn parked again. A key that does not reach the decision's
+agent gets the same 404 as an unknown decision.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from worker.http.wires.decision_bodies import (
     decision_body,
 )
 from worker.http.wires.decision_stream import stream_continuation
-from worker.http.wires.decision_turns import continue_turn, reachable_decision
+from worker.http.wires.turns import continue_turn, reachable_decision
 
 MAX_LIMIT = 100
 STATUSES: tuple[Status, ...] = get_args(Status)

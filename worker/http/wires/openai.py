@@ -2,8 +2,8 @@
 
 `model` names the agent. This module reads OpenAI's body and headers
 (`worker.http.wires.openai_body`)
-into a wire-neutral turn and writes OpenAI's answer; the turn itself (settings, customer,
-memory tools, session, bounded tool loop) is shared with the other wires
+into a `chat.TurnRequest` and writes OpenAI's answer; the turn itself (settings, customer,
+memory tools, session, bounded tool loop) is `chat.ChatTurns`, shared with the other wires
 (`worker.http.wires.turns`). The answer is OpenAI's completion, or with `stream: true` its
 server-sent chunks as the model writes the answer, ending `data: [DONE]`
 (`worker.http.wires.stream`). Errors on this path use OpenAI's error shape
@@ -26,26 +26,19 @@ from worker.http.server.request_body import parse_body, read_json
 from worker.http.wires.decision_bodies import held_member
 from worker.http.wires.openai_body import ChatBody, identities_of, session_of
 from worker.http.wires.stream import stream_turn
-from worker.http.wires.turns import WireTurn, take_turn
-
-
-def _wire_turn(request: web.Request, body: ChatBody) -> WireTurn:
-    return WireTurn(
-        body.model,
-        [m.model_dump(exclude_none=True) for m in body.messages],
-        identities_of(request, body.user),
-        session_of(request),
-        body.options(),
-    )
+from worker.http.wires.turns import chat_turns, turn_request
 
 
 async def complete(request: web.Request) -> web.StreamResponse:
     body = parse_body(ChatBody, await read_json(request))
-    turn = _wire_turn(request, body)
+    messages = [m.model_dump(exclude_none=True) for m in body.messages]
+    identities = identities_of(request, body.user)
+    session = session_of(request)
+    turn = turn_request(request, body.model, messages, identities, session, body.options())
     if body.stream:
         include_usage = body.stream_options is not None and body.stream_options.include_usage
         return await stream_turn(request, turn, _Chunks(body.model, include_usage))
-    return respond(_completion(body.model, await take_turn(request, turn, None)))
+    return respond(_completion(body.model, await chat_turns(request).take(turn)))
 
 
 def _dumps(value: Any) -> str:

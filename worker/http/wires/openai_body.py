@@ -11,13 +11,12 @@ session key never supplies an identity.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from chat import SessionKind
+from chat import SessionRef
 from memory.contract import InvalidRequest, limits, strict_json
 from worker.identities import (
     MAX_HEADER_BYTES,
@@ -126,10 +125,8 @@ def identities_of(request: web.Request, user: object, user_field: str = "user") 
         raise InvalidIdentities(exc.rule, field) from None
 
 
-@dataclass(frozen=True, slots=True)
-class SessionHeader:
-    kind: SessionKind
-    key: str
+SessionHeader = SessionRef
+"""The session headers' value: `chat.SessionRef` (the name the wires used before)."""
 
 
 def _key(request: web.Request, header: str) -> str | None:

@@ -16,9 +16,9 @@ from typing import Any, Protocol
 import structlog
 from aiohttp import web
 
-from chat import TurnResult
+from chat import TurnRequest, TurnResult
 from worker.http.server.errors import UNEXPECTED, error_body, translate, wire_of
-from worker.http.wires.turns import WireTurn, take_turn
+from worker.http.wires.turns import chat_turns
 
 log = structlog.get_logger(__name__)
 
@@ -62,9 +62,10 @@ class TurnStream:
 
 
 async def stream_turn(
-    request: web.Request, wire: WireTurn, shape: StreamShape
+    request: web.Request, turn: TurnRequest, shape: StreamShape
 ) -> web.StreamResponse:
-    return await stream_run(request, shape, lambda stream: take_turn(request, wire, stream.relay))
+    turns = chat_turns(request)
+    return await stream_run(request, shape, lambda stream: turns.take(turn, stream.relay))
 
 
 async def stream_run(
