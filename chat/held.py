@@ -14,9 +14,10 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar, Final, Literal, get_args
+from typing import Any, Final, Literal, get_args
 
 from chat.toolbox import InvalidArguments, Tool
+from memory.contract import CodedError
 
 DecisionKind = Literal["approve", "edit", "reject"]
 DECISION_KINDS: Final[tuple[DecisionKind, ...]] = get_args(DecisionKind)
@@ -60,13 +61,9 @@ class PendingDecision:
     created_at: datetime
 
 
-class _Coded(Exception):
-    code: ClassVar[str] = ""
-
+class _Coded(CodedError):
     def __init__(self, message: str, field: str | None = None) -> None:
-        self.message = message
-        self.field: str | None = field
-        super().__init__(message)
+        super().__init__(message, field=field)
 
 
 class DecisionPending(_Coded):

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import ClassVar, Final
 
-from memory.contract import FORBIDDEN_RULE, forbidden_character
+from memory.contract import FORBIDDEN_RULE, CodedError, forbidden_character
 
 MAX_ENTRIES: Final = 32
 MAX_NAME_CHARS: Final = 100
@@ -70,16 +70,14 @@ _MESSAGES: Mapping[IdentitiesRule, str] = {
 }
 
 
-class InvalidIdentities(ValueError):
+class InvalidIdentities(CodedError, ValueError):
     """An identities map (or the scalar customerId beside it) broke a rule (400)."""
 
     code: ClassVar[str] = "invalid_identities"
 
     def __init__(self, rule: IdentitiesRule, field: str) -> None:
         self.rule = rule
-        self.field: str | None = field
-        self.message = f"{field}: {_MESSAGES[rule]} ({rule.value})"
-        super().__init__(self.message)
+        super().__init__(f"{field}: {_MESSAGES[rule]} ({rule.value})", field=field)
 
 
 def _check_name(name: str) -> None:

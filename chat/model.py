@@ -22,17 +22,16 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from chat.config import ChatConfig
+from memory.contract import CodedError
 
 
-class ChatModelFailed(Exception):
+class ChatModelFailed(CodedError):
     """The conversation model refused or failed the request (502)."""
 
     code: ClassVar[str] = "chat_model_failed"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.message = message
-        self.field: str | None = None
 
 
 @contextmanager

@@ -27,7 +27,7 @@ import structlog
 from chat.held import DecisionPending
 from chat.identity import SessionKind, scope_user, session_customers, session_id, session_scope
 from infra.deadline import Deadline, Late, within
-from memory.contract import MemoryFailure, PersistFailed, Unavailable
+from memory.contract import CodedError, MemoryFailure, PersistFailed, Unavailable
 from memory.settings import CallSettings, CodeDefaults
 from memory.store import (
     Queryable,
@@ -78,15 +78,14 @@ _RENEW = f"""update {_S}.chat_sessions set busy_until = now() + make_interval(se
  where id = $1 and claim = $2 returning 1"""
 
 
-class SessionBusy(Exception):
+class SessionBusy(CodedError):
     """Another turn is running on this session (409)."""
 
     code: ClassVar[str] = "session_busy"
 
     def __init__(self, message: str = "another turn is running on this session") -> None:
-        self.message = f"x-stackbone-session: {message}"
-        self.field: str | None = "x-stackbone-session"
-        super().__init__(self.message)
+        field = "x-stackbone-session"
+        super().__init__(f"{field}: {message}", field=field)
 
 
 class ClaimLost(SessionBusy):

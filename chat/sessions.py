@@ -22,7 +22,7 @@ from chat.session_claim import (
     thread,
 )
 from chat.turn_record import TurnRecord, record
-from memory.contract import PersistFailed, Unavailable
+from memory.contract import CodedError, PersistFailed, Unavailable
 from memory.store import Queryable, read_json, read_text, translated
 
 __all__ = [  # the turn's side is re-exported from `chat.session_claim` and `chat.turn_record`
@@ -58,13 +58,11 @@ _TURNS = f"""select position, user_message, reply, prompt_tokens, completion_tok
 _DELETE = f"delete from {_S}.chat_sessions where agent_id = $1 and id = $2"
 
 
-class SessionNotFound(LookupError):
+class SessionNotFound(CodedError, LookupError):
     code: ClassVar[str] = "session_not_found"
 
     def __init__(self) -> None:
-        self.message = "sessionId: no session with this id for this agent"
-        self.field: str | None = "sessionId"
-        super().__init__(self.message)
+        super().__init__("sessionId: no session with this id for this agent", field="sessionId")
 
 
 def check_session_id(value: str) -> str:

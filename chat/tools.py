@@ -18,7 +18,7 @@ from typing import Any, Final, Literal
 from chat.toolbox import Tool, ToolContext
 from infra.deadline import Bound, unbounded
 from memory.api import Memory
-from memory.contract import strict_json
+from memory.contract import CodedError, strict_json
 from memory.settings import CallSettings
 
 ToolName = Literal["memory_read", "memory_save"]
@@ -28,15 +28,13 @@ RESERVED: Final = frozenset({MEMORY_READ, MEMORY_SAVE})
 RECENT_CALLS: Final = 5
 
 
-class ReservedToolName(ValueError):
+class ReservedToolName(CodedError, ValueError):
     """An agent declares a tool whose name the memory tools reserve."""
 
     code = "reserved_tool_name"
 
     def __init__(self, name: str, field: str = "tools") -> None:
-        self.field: str | None = field
-        self.message = f"{field}: the tool name {name} is reserved for memory"
-        super().__init__(self.message)
+        super().__init__(f"{field}: the tool name {name} is reserved for memory", field=field)
 
 
 def offered_tools(read: bool, save: bool, *, customer_known: bool) -> tuple[ToolName, ...]:

@@ -20,6 +20,8 @@ import aiohttp
 import structlog
 from livekit import api
 
+from memory.contract import CodedError
+
 log = structlog.get_logger(__name__)
 
 CALLEE_IDENTITY: Final = "callee"
@@ -72,15 +74,13 @@ class DialResult:
         return not self.answered
 
 
-class InvalidDestination(ValueError):
+class InvalidDestination(CodedError, ValueError):
     """A destination number or trunk id the web process will not dispatch (400)."""
 
     code = "invalid_destination"
 
     def __init__(self, field: str, rule: str) -> None:
-        self.field: str | None = field
-        self.message = f"{field}: {rule}"
-        super().__init__(self.message)
+        super().__init__(f"{field}: {rule}", field=field)
 
 
 def check_destination(number: object) -> str:

@@ -26,7 +26,7 @@ import structlog
 
 from callmemory import registration
 from callmemory.definition import AgentDefinition
-from memory.contract import MemoryFailure
+from memory.contract import CodedError, MemoryFailure
 from memory.settings import CodeDefaults
 from memory.store import RegisteredAgent, registered, unregister
 from worker.catalog import Catalog, UnknownAgent
@@ -35,18 +35,17 @@ REFRESH_SECONDS: Final = 1.0
 log = structlog.get_logger(__name__)
 
 
-class AgentNotLoaded(LookupError):
+class AgentNotLoaded(CodedError, LookupError):
     """The agent is registered, but this process has no definition of it to run (503)."""
 
     code: ClassVar[str] = "agent_not_loaded"
 
     def __init__(self, agent_id: str, agents_path: str) -> None:
-        self.message = (
+        super().__init__(
             f"model: agent {agent_id} is registered (declared by an attached worker) but this"
-            f" process cannot load its definition: it is not in AGENTS={agents_path}"
+            f" process cannot load its definition: it is not in AGENTS={agents_path}",
+            field="model",
         )
-        self.field: str | None = "model"
-        super().__init__(self.message)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from typing import ClassVar
 
 from callmemory.agent_import import load_agents
 from callmemory.definition import AgentDefinition, define_agent
-from memory.contract import limits
+from memory.contract import CodedError, limits
 from memory.settings import CodeDefaults
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -33,15 +33,13 @@ class CatalogError(ValueError):
     """The catalog declaration is invalid; raised at start-up."""
 
 
-class UnknownAgent(LookupError):
+class UnknownAgent(CodedError, LookupError):
     """No agent of that name is declared."""
 
     code: ClassVar[str] = "agent_not_found"
 
     def __init__(self) -> None:
-        super().__init__("agentId: no agent with this id is declared")
-        self.message = str(self)
-        self.field = "agentId"
+        super().__init__("agentId: no agent with this id is declared", field="agentId")
 
 
 @cache

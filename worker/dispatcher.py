@@ -20,6 +20,7 @@ import aiohttp
 import structlog
 from livekit import api
 
+from memory.contract import CodedError
 from worker.voice_settings import VoiceSettings
 
 log = structlog.get_logger(__name__)
@@ -31,26 +32,22 @@ DEPARTURE_TIMEOUT_SECONDS = 20
 """After the last participant leaves, LiveKit closes the room after this long."""
 
 
-class LiveKitFailed(Exception):
+class LiveKitFailed(CodedError):
     """LiveKit refused a request or could not be reached (502)."""
 
     code: ClassVar[str] = "livekit_failed"
 
     def __init__(self, step: str, error_code: str | None) -> None:
-        self.message = f"LiveKit could not {step}" + (f" ({error_code})" if error_code else "")
-        self.field: str | None = None
-        super().__init__(self.message)
+        super().__init__(f"LiveKit could not {step}" + (f" ({error_code})" if error_code else ""))
 
 
-class VoiceNotConfigured(Exception):
+class VoiceNotConfigured(CodedError):
     """The web process has no LiveKit credentials (503)."""
 
     code: ClassVar[str] = "voice_not_configured"
 
     def __init__(self) -> None:
-        self.message = "LiveKit is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and _SECRET"
-        self.field: str | None = None
-        super().__init__(self.message)
+        super().__init__("LiveKit is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and _SECRET")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,9 @@ from memory.contract import _requests as requests
 from memory.contract import _strict_json as strict_json
 from memory.contract._envelope import ErrorInfo, Result
 from memory.contract._errors import (
+    FAILURES,
     CapabilityUnavailable,
+    CodedError,
     Conflict,
     CursorExpired,
     InvalidModelOutput,
@@ -43,6 +45,7 @@ from memory.contract._strict_json import FORBIDDEN_RULE, JsonRejected, forbidden
 
 __all__ = [
     "DEFAULT_RECALL_CALLS",
+    "FAILURES",
     "FORBIDDEN_RULE",
     "MAX_HISTORY_VERSIONS",
     "MAX_RECALL_CALLS",
@@ -52,6 +55,7 @@ __all__ = [
     "CallRecord",
     "CapabilityUnavailable",
     "Change",
+    "CodedError",
     "Conflict",
     "CursorExpired",
     "DeleteOutcome",

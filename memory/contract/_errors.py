@@ -1,8 +1,10 @@
-"""Typed failures of the memory core.
+"""Typed failures: the one base every coded failure derives from, and the memory core's own.
 
-Each failure carries one of the public error codes. Code inside `memory/` raises these; the
-public API (`memory.api`) turns them into result envelopes, and the HTTP layer maps the codes to
-statuses. Messages name fields and rules only, never user content.
+`CodedError` is the base of every failure that carries a public error code, in every room
+(memory, documents, chat, sip, the web layer): its `code`, a `message` that names fields and
+rules (never user content) and the `field` it is about. Code inside `memory/` raises the
+`MemoryFailure`s; the public API (`memory.api`) turns them into result envelopes (and
+`failure_of` back), and the HTTP layer translates any `CodedError` by its code, once.
 """
 
 from __future__ import annotations
@@ -10,15 +12,22 @@ from __future__ import annotations
 from typing import ClassVar
 
 
-class MemoryFailure(Exception):
-    """Base of every memory failure; `code` is the public error code."""
+class CodedError(Exception):
+    """Base of every failure with a public error code: `code`, `message` (fields and rules,
+    never user content) and the `field` it is about (None: the request as a whole)."""
 
-    code: ClassVar[str] = "memory_failure"
+    code: ClassVar[str] = "internal_error"
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+
+
+class MemoryFailure(CodedError):
+    """Base of every memory failure; `code` is the public error code."""
+
+    code: ClassVar[str] = "memory_failure"
 
 
 class InvalidRequest(MemoryFailure):
@@ -72,17 +81,16 @@ class CursorExpired(MemoryFailure):
         self.resume_after = resume_after
 
 
-ERROR_CODES: tuple[str, ...] = tuple(
-    cls.code
-    for cls in (
-        InvalidRequest,
-        ModelFailed,
-        InvalidModelOutput,
-        Conflict,
-        PersistFailed,
-        SchemaMissing,
-        Unavailable,
-        CapabilityUnavailable,
-        CursorExpired,
-    )
+FAILURES: tuple[type[MemoryFailure], ...] = (
+    InvalidRequest,
+    ModelFailed,
+    InvalidModelOutput,
+    Conflict,
+    PersistFailed,
+    SchemaMissing,
+    Unavailable,
+    CapabilityUnavailable,
+    CursorExpired,
 )
+"""The memory core's failures, one per public code."""
+ERROR_CODES: tuple[str, ...] = tuple(failure.code for failure in FAILURES)

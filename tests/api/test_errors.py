@@ -19,6 +19,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from structlog.testing import capture_logs
 
+from chat.identities import IdentitiesRule, InvalidIdentities
 from memory.contract import (
     CapabilityUnavailable,
     Conflict,
@@ -42,7 +43,6 @@ from worker.http.server.auth import Forbidden, Unauthenticated
 from worker.http.server.context import failure_of, unwrap
 from worker.http.server.errors import UNEXPECTED, error_middleware, translate
 from worker.http.server.request_body import BodyTimedOut, BodyTooLarge
-from worker.identities import IdentitiesRule, InvalidIdentities
 
 SECRET = "+34600123456 said the secret"
 

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from sip.job_metadata import browser_metadata, outbound_metadata, outbound_plan, parse_job_metadata
-from worker.identities import (
+from chat.identities import (
     MAX_ENTRIES,
     MAX_NAME_CHARS,
     MAX_VALUE_CHARS,
@@ -16,6 +15,7 @@ from worker.identities import (
     check_identities,
     merge_customer_id,
 )
+from sip.job_metadata import browser_metadata, outbound_metadata, outbound_plan, parse_job_metadata
 
 R = IdentitiesRule
 

@@ -10,13 +10,13 @@ import jwt
 import pytest
 from livekit import api
 
+from chat.identities import MAX_ENTRIES, MAX_NAME_CHARS, MAX_VALUE_CHARS
 from lifecycle.identity import NoIdentity, resolve_identity
 from sip.caller import Caller
 from sip.job_metadata import parse_job_metadata
 from tests.livekit_server import LiveKitServer, TwirpFailure
 from tests.rooms.conftest import KEYS, PUBLIC_URL, auth
 from tests.web_clients import Client, MakeClient
-from worker.identities import MAX_ENTRIES, MAX_NAME_CHARS, MAX_VALUE_CHARS
 
 PATH = "/api/voice/rooms"
 CREATE_ROOM = "RoomService/CreateRoom"

@@ -15,6 +15,7 @@ from typing import Any
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
+from chat.identities import check_identities, merge_customer_id
 from lifecycle.identity import resolve_identity
 from memory.contract import limits
 from memory.store import load_settings
@@ -33,7 +34,6 @@ from worker.http.server.context import (
     timestamp,
 )
 from worker.http.server.request_body import parse_body, read_json
-from worker.identities import check_identities, merge_customer_id
 
 DISPATCHER: web.AppKey[Dispatcher | None] = web.AppKey("dispatcher")
 _AGENT_ID = Field(alias="agentId", min_length=1, max_length=limits.MAX_AGENT_ID_CHARS)
@@ -43,7 +43,7 @@ class RoomBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     agent_id: str = _AGENT_ID
-    identities: Any = None  # checked by worker.identities, which names each rule
+    identities: Any = None  # checked by chat.identities, which names each rule
     customer_id: Any = Field(default=None, alias="customerId")
 
 

@@ -28,6 +28,7 @@ from pydantic import (
     field_validator,
 )
 
+from memory.contract import CodedError
 from worker.catalog import AGENT_ID_RULE, valid_agent_id
 
 Scope = Literal[
@@ -67,13 +68,11 @@ class AuthConfigError(ValueError):
     """`MEMORY_API_KEYS` is malformed; the message never contains a secret."""
 
 
-class AuthFailure(Exception):
+class AuthFailure(CodedError):
     code: ClassVar[str] = "unauthorized"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.message = message
-        self.field: str | None = None
 
 
 class Unauthenticated(AuthFailure):

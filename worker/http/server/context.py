@@ -33,16 +33,11 @@ from pydantic import BaseModel
 from infra.deadline import Bound, Deadline, Late, within
 from memory.api import Memory
 from memory.contract import (
-    CapabilityUnavailable,
-    Conflict,
+    FAILURES,
+    CursorExpired,
     ErrorInfo,
-    InvalidModelOutput,
-    InvalidRequest,
     MemoryFailure,
-    ModelFailed,
-    PersistFailed,
     Result,
-    SchemaMissing,
     Unavailable,
     strict_json,
 )
@@ -241,22 +236,13 @@ def actor(request: web.Request) -> str:
     return request[CALLER].name
 
 
+_KNOWN: list[type[MemoryFailure]] = [MemoryFailure, *FAILURES, *RAG_FAILURES]
 _FAILURES: Mapping[str, type[MemoryFailure]] = MappingProxyType(
     {
         failure.code: failure
-        for failure in (
-            MemoryFailure,
-            InvalidRequest,
-            ModelFailed,
-            InvalidModelOutput,
-            Conflict,
-            PersistFailed,
-            SchemaMissing,
-            Unavailable,
-            CapabilityUnavailable,
-        )
+        for failure in _KNOWN
+        if failure is not CursorExpired  # it carries its cursor: never in an envelope
     }
-    | {failure.code: failure for failure in RAG_FAILURES}
 )
 
 

@@ -2,8 +2,9 @@
 
 Routes never build error answers; they raise. Validation raises `InvalidRequest`, stores raise
 their `MemoryFailure`s, `unwrap` raises a memory envelope's error as the same typed failure, the
-database deadline raises `Unavailable`, the voice path, the catalog and the key check raise their
-own coded failures, and aiohttp raises `HTTPException`s. `error_middleware` catches them all and
+database deadline raises `Unavailable`, the voice path, the catalog, the chat turns and the key
+check raise their own coded failures (all `memory.contract.CodedError`s), and aiohttp raises
+`HTTPException`s. `error_middleware` catches them all and
 `translate` turns each into a `Problem`; `answer` writes it as `{"error": {code, message,
 field}}` with the status `worker.http.server.statuses` gives the code. A coded failure's message
 names fields and rules, never user content; anything else is a 500 `internal_error` that says
@@ -19,56 +20,18 @@ import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from chat import (
-    ChatModelFailed,
-    DecisionNotFound,
-    DecisionPending,
-    DecisionTaken,
-    HeldNeedsSession,
-    InvalidDecision,
-    SessionBusy,
-    SessionNotFound,
-)
 from chat.journal import ActedThenFailed, OutcomeUnknown
-from memory.contract import MemoryFailure
-from sip.dialing import InvalidDestination
-from worker.agent_directory import AgentNotLoaded
-from worker.catalog import UnknownAgent
-from worker.dispatcher import LiveKitFailed, VoiceNotConfigured
-from worker.http.server.auth import AuthFailure
+from memory.contract import CodedError
 from worker.http.server.context import respond
-from worker.http.server.failures import ModelNotFound, StreamsFull
-from worker.http.server.request_body import BodyTimedOut, BodyTooLarge, ClientGone, NotJson
+from worker.http.server.failures import StreamsFull
+from worker.http.server.request_body import BodyTimedOut, BodyTooLarge, ClientGone
 from worker.http.server.statuses import INTERNAL_ERROR, code_for_status, status_for
-from worker.identities import InvalidIdentities
 
 log = structlog.get_logger(__name__)
 
-CodedFailure: TypeAlias = (
-    MemoryFailure
-    | BodyTimedOut
-    | BodyTooLarge
-    | ClientGone
-    | NotJson
-    | UnknownAgent
-    | AgentNotLoaded
-    | AuthFailure
-    | InvalidIdentities
-    | InvalidDestination
-    | LiveKitFailed
-    | VoiceNotConfigured
-    | ModelNotFound
-    | ChatModelFailed
-    | SessionBusy
-    | SessionNotFound
-    | DecisionPending
-    | DecisionTaken
-    | DecisionNotFound
-    | HeldNeedsSession
-    | InvalidDecision
-    | StreamsFull
-)
-"""The failures whose code, message and field may reach the client as they are."""
+CodedFailure: TypeAlias = CodedError
+"""The failures whose code, message and field may reach the client as they are: every
+`memory.contract.CodedError`, whichever room raised it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,24 +8,22 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from memory.contract import CodedError
 
-class ModelNotFound(LookupError):
+
+class ModelNotFound(CodedError, LookupError):
     """`model` names no agent of the catalog (404, as the wires answer an unknown model)."""
 
     code: ClassVar[str] = "model_not_found"
 
     def __init__(self) -> None:
-        self.message = "model: no agent with this id is declared"
-        self.field: str | None = "model"
-        super().__init__(self.message)
+        super().__init__("model: no agent with this id is declared", field="model")
 
 
-class StreamsFull(Exception):
+class StreamsFull(CodedError):
     """As many ops streams are open in this process as it allows (503)."""
 
     code: ClassVar[str] = "server_busy"
-    field: ClassVar[None] = None
 
     def __init__(self, limit: int) -> None:
-        self.message = f"at most {limit} ops streams are open at once; retry shortly"
-        super().__init__(self.message)
+        super().__init__(f"at most {limit} ops streams are open at once; retry shortly")

@@ -12,58 +12,57 @@ from typing import TypeVar
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
-from memory.contract import InvalidRequest, strict_json
+from memory.contract import CodedError, InvalidRequest, strict_json
 from worker.http.server.serving import LIMITS
 
 M = TypeVar("M", bound=BaseModel)
 
 
-class BodyTimedOut(Exception):
+class BodyTimedOut(CodedError):
     """The request body did not arrive within the body deadline (408; the connection closes)."""
 
     code = "request_timeout"
-    field = "body"
 
     def __init__(self, seconds: float) -> None:
-        self.message = f"body: not received within {seconds:g} seconds"
-        super().__init__(self.message)
+        super().__init__(f"body: not received within {seconds:g} seconds", field="body")
 
 
-class ClientGone(Exception):
+class ClientGone(CodedError):
     """The client closed its connection before its body arrived: nobody waits for an answer.
     Answered (to no one) and counted as 499, nginx's "client closed request", and logged at
     info as `web.client_gone`: a client's abort is never a server failure (5xx)."""
 
     code = "client_closed_request"
-    field = "body"
-    message = "body: the client closed the connection before sending all of it"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "body: the client closed the connection before sending all of it", field="body"
+        )
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(CodedError):
     """The declared `Content-Length` is past the body limit: 413 before any of the body is read
     (the connection closes, so the body is never waited for)."""
 
     code = "payload_too_large"
-    field = "body"
 
     def __init__(self, limit: int, declared: int) -> None:
-        self.message = f"body: at most {limit} bytes, Content-Length says {declared}"
-        super().__init__(self.message)
+        super().__init__(
+            f"body: at most {limit} bytes, Content-Length says {declared}", field="body"
+        )
 
 
 JSON_TYPE = "application/json"
 
 
-class NotJson(Exception):
+class NotJson(CodedError):
     """A route that reads a JSON body was sent another `Content-Type`, or none (415, before any
     of the body is read)."""
 
     code = "unsupported_media_type"
-    field = "Content-Type"
 
     def __init__(self) -> None:
-        self.message = f"Content-Type: must be {JSON_TYPE}"
-        super().__init__(self.message)
+        super().__init__(f"Content-Type: must be {JSON_TYPE}", field="Content-Type")
 
 
 def require_json(request: web.Request) -> None:

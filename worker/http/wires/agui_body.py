@@ -3,7 +3,7 @@ package): the session key, who the run is about, the new messages, the client's 
 
 - `threadId` is the session key (kind `session`), under the session header's rules.
 - Identities come from `forwardedProps.identities` and `forwardedProps.customerId`, under the
-  identities header's rules (`worker.identities`); the headers that name a session or
+  identities header's rules (`chat.identities`); the headers that name a session or
   identities on the other wires are refused here, so a run has one source of each.
 - The official client resends the whole history on every run, and the server's session thread
   is authoritative: only the messages after the last `assistant` message are new (`activity`
@@ -36,6 +36,7 @@ from ag_ui.core import (
 from aiohttp import web
 
 from chat import Tool, client_tool
+from chat.identities import InvalidIdentities, check_identities, merge_customer_id
 from memory.contract import InvalidRequest
 from worker.http.wires.openai_body import (
     CONVERSATION_HEADER,
@@ -45,7 +46,6 @@ from worker.http.wires.openai_body import (
     MAX_SESSION_KEY_CHARS,
     SESSION_HEADER,
 )
-from worker.identities import InvalidIdentities, check_identities, merge_customer_id
 
 MAX_CLIENT_TOOLS: Final = 64
 MAX_TOOL_DESCRIPTION_CHARS: Final = 4_000

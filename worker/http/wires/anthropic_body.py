@@ -59,7 +59,7 @@ class Message(BaseModel):
 class Metadata(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    user_id: Any = None  # checked as an identity value (`worker.identities`)
+    user_id: Any = None  # checked as an identity value (`chat.identities`)
 
 
 class MessagesBody(BaseModel):

@@ -4,7 +4,7 @@ the session headers. Every refusal is a 400 that names its field and rule.
 The customer comes from two places only: the body's `user` (OpenAI's own end-user field),
 which supplies `customerId` and nothing else, and the `x-stackbone-identities` header, a JSON
 object of literal field names to opaque values checked by the same rules as a browser call's
-identities (`worker.identities`). Header values travel as ASCII: non-ASCII characters are sent
+identities (`chat.identities`). Header values travel as ASCII: non-ASCII characters are sent
 as JSON `\\u` escapes, and the values are kept byte-for-byte after decoding. A bearer key or a
 session key never supplies an identity.
 """
@@ -17,13 +17,13 @@ from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from chat import SessionRef
-from memory.contract import InvalidRequest, limits, strict_json
-from worker.identities import (
+from chat.identities import (
     MAX_HEADER_BYTES,
     InvalidIdentities,
     check_identities,
     merge_customer_id,
 )
+from memory.contract import InvalidRequest, limits, strict_json
 
 IDENTITIES_HEADER: Final = "x-stackbone-identities"
 SESSION_HEADER: Final = "x-stackbone-session"
@@ -74,7 +74,7 @@ class ChatBody(BaseModel):
     messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=MAX_MESSAGES)]
     stream: bool = False
     stream_options: StreamOptions | None = None
-    user: Any = None  # checked as an identity value (`worker.identities`)
+    user: Any = None  # checked as an identity value (`chat.identities`)
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
     top_p: Annotated[float, Field(ge=0, le=1)] | None = None
     max_tokens: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
