@@ -1,7 +1,7 @@
 """`caller-memory memory ...`: migrate, add, recall, history, delete-all, search, ops and
 customers.
 
-Each prints the HTTP API's body for the same request (`worker.http.server.bodies`) as JSON on
+Each prints the HTTP API's body for the same request (`worker.http.server.answers`) as JSON on
 stdout; logs carry no memory text. The agent id is any memory scope (not only a catalog agent),
 as the library's API allows.
 """
@@ -35,13 +35,11 @@ from memory.store import (
     MAX_CURSOR,
     MAX_CUSTOMERS,
     MAX_LIMIT,
-    Customer,
     MemoryStore,
     customers_after,
     ops_after,
 )
-from worker.http.server import bodies
-from worker.http.server.context import wire_json
+from worker.http.server import answers
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused, refused
 
 T = TypeVar("T")
@@ -54,7 +52,7 @@ UserArg = Annotated[str, typer.Argument(help="the caller's user id, e.g. a phone
 
 
 def _print(body: dict[str, Any]) -> None:
-    print(wire_json(body, indent=2))  # a lone surrogate a model wrote: its `\\u` escape
+    print(strict_json.utf8_json(body, indent=2))  # a lone surrogate a model wrote: its `\\u` escape
 
 
 Work = Callable[[asyncpg.Pool, MemoryConfig], Awaitable[dict[str, Any]]]
@@ -140,7 +138,7 @@ def recall(
     _run(
         _with_memory(
             lambda m: m.recall(agent_id, user_id, calls),
-            lambda data: bodies.recall_body(agent_id, user_id, data),
+            lambda data: answers.CustomerMemory.of(agent_id, user_id, data).wire(),
         )
     )
 
@@ -151,7 +149,7 @@ def history(agent_id: AgentArg, user_id: UserArg) -> None:
     _run(
         _with_memory(
             lambda m: m.history(agent_id, user_id),
-            lambda data: bodies.history_body(agent_id, user_id, data),
+            lambda data: answers.FactHistory.of(agent_id, user_id, data).wire(),
         )
     )
 
@@ -181,7 +179,7 @@ def add(
     _run(
         _with_memory(
             lambda m: m.add(content, agent_id, user_id, None, instructions),
-            lambda data: bodies.add_body(agent_id, user_id, data),
+            lambda data: answers.Added.of(agent_id, user_id, data).wire(),
         )
     )
 
@@ -192,7 +190,7 @@ def delete_all(agent_id: AgentArg, user_id: UserArg) -> None:
     _run(
         _with_memory(
             lambda m: m.delete_all(agent_id, user_id),
-            lambda data: bodies.delete_body(agent_id, user_id, data),
+            lambda data: answers.Erased.of(agent_id, user_id, data).wire(),
         )
     )
 
@@ -209,7 +207,7 @@ def search(
     _run(
         _with_memory(
             lambda m: m.search(agent_id, query, user, k, mode),
-            lambda data: bodies.search_body(agent_id, user, data),
+            lambda data: answers.SearchResults.of(agent_id, user, data).wire(),
         )
     )
 
@@ -235,22 +233,6 @@ def ops(
     _run(work)
 
 
-def _customers_body(agent_id: str, page: list[Customer], limit: int) -> dict[str, Any]:
-    return {
-        "agentId": agent_id,
-        "customers": [
-            {
-                "userId": c.user_id,
-                "facts": c.facts,
-                "calls": c.calls,
-                "lastCallAt": bodies.timestamp(c.last_call_at),
-            }
-            for c in page
-        ],
-        "next": page[-1].user_id if len(page) == limit else None,
-    }
-
-
 @memory_app.command()
 def customers(
     agent_id: AgentArg,
@@ -268,6 +250,6 @@ def customers(
 
     async def work(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
         page = await customers_after(pool, agent_id, after, limit)
-        return _customers_body(agent_id, page, limit)
+        return answers.Customers.page(agent_id, page, limit).wire()
 
     _run(work)

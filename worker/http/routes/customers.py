@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory.contract import DEFAULT_RECALL_CALLS
 from worker.http.server import answers
-from worker.http.server.bodies import delete_body, history_body, recall_body
 from worker.http.server.context import MEMORY, Route, agent_of, respond, unwrap
 from worker.http.server.request_body import parse_body, read_json
 
@@ -39,14 +38,14 @@ async def recall(request: web.Request) -> web.Response:
     agent = agent_of(request, request.match_info["agentId"])
     body = parse_body(RecallBody, await read_json(request))
     memory = unwrap(await request.app[MEMORY].recall(agent.name, body.user_id, body.calls))
-    return respond(recall_body(agent.name, body.user_id, memory))
+    return respond(answers.CustomerMemory.of(agent.name, body.user_id, memory).wire())
 
 
 async def history(request: web.Request) -> web.Response:
     agent = agent_of(request, request.match_info["agentId"])
     body = parse_body(PersonBody, await read_json(request))
     kept = unwrap(await request.app[MEMORY].history(agent.name, body.user_id))
-    return respond(history_body(agent.name, body.user_id, kept))
+    return respond(answers.FactHistory.of(agent.name, body.user_id, kept).wire())
 
 
 async def delete_all(request: web.Request) -> web.Response:
@@ -54,7 +53,7 @@ async def delete_all(request: web.Request) -> web.Response:
     body = parse_body(PersonBody, await read_json(request))
     outcome = unwrap(await request.app[MEMORY].delete_all(agent.name, body.user_id))
     log.info("memory.customer_erased", agent_id=agent.name, deleted=outcome.deleted)
-    return respond(delete_body(agent.name, body.user_id, outcome))
+    return respond(answers.Erased.of(agent.name, body.user_id, outcome).wire())
 
 
 ROUTES = (

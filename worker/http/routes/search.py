@@ -11,7 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory.search import DEFAULT_K, DEFAULT_MODE
 from worker.http.server import answers
-from worker.http.server.bodies import search_body
 from worker.http.server.context import MEMORY, Route, agent_of, database_bound, respond, unwrap
 from worker.http.server.request_body import parse_body, read_json
 
@@ -37,7 +36,7 @@ async def search(request: web.Request) -> web.Response:
             agent.name, body.query, body.user_id, body.k, body.mode, database=database
         )
     )
-    return respond(search_body(agent.name, body.user_id, found))
+    return respond(answers.SearchResults.of(agent.name, body.user_id, found).wire())
 
 
 ROUTES = (

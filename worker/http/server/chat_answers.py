@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from worker.http.server.answers import Answer, Timestamp
+from worker.http.server.answers.base import Timestamp, WireAnswer
 
 
-class HeldFunction(Answer):
+class HeldFunction(WireAnswer):
     name: str
     arguments: str
 
 
-class HeldToolCall(Answer):
+class HeldToolCall(WireAnswer):
     """The call a held turn parked on (OpenAI's `tool_calls` item)."""
 
     id: str
@@ -23,40 +23,40 @@ class HeldToolCall(Answer):
     function: HeldFunction
 
 
-class PendingMember(Answer):
+class PendingMember(WireAnswer):
     id: str
     tool: str
     allowed: list[Literal["approve", "edit", "reject"]]
     status: Literal["pending"]
 
 
-class StackboneMember(Answer):
+class StackboneMember(WireAnswer):
     """What a held turn adds to a wire's answer: the pending decision."""
 
     decision: PendingMember
 
 
-class ChatMessageAnswer(Answer):
+class ChatMessageAnswer(WireAnswer):
     role: Literal["assistant"]
     content: str | None  # None: a held turn that wrote no text
     refusal: None
     tool_calls: list[HeldToolCall] | None = None
 
 
-class ChatChoice(Answer):
+class ChatChoice(WireAnswer):
     index: int
     message: ChatMessageAnswer
     logprobs: None
     finish_reason: Literal["stop", "length", "content_filter", "tool_calls"]
 
 
-class ChatUsage(Answer):
+class ChatUsage(WireAnswer):
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
 
 
-class ChatCompletion(Answer):
+class ChatCompletion(WireAnswer):
     """OpenAI's completion object (with `stream: true`, its chunks as server-sent events)."""
 
     id: str
@@ -68,12 +68,12 @@ class ChatCompletion(Answer):
     stackbone: StackboneMember | None = None  # a held turn's pending decision
 
 
-class AnthropicText(Answer):
+class AnthropicText(WireAnswer):
     type: Literal["text"]
     text: str
 
 
-class AnthropicToolUse(Answer):
+class AnthropicToolUse(WireAnswer):
     """A held call (the turn parked on it)."""
 
     type: Literal["tool_use"]
@@ -82,12 +82,12 @@ class AnthropicToolUse(Answer):
     input: dict[str, object]
 
 
-class AnthropicUsage(Answer):
+class AnthropicUsage(WireAnswer):
     input_tokens: int
     output_tokens: int
 
 
-class AnthropicMessage(Answer):
+class AnthropicMessage(WireAnswer):
     """Anthropic's message object (with `stream: true`, its server-sent events)."""
 
     id: str
@@ -101,21 +101,21 @@ class AnthropicMessage(Answer):
     stackbone: StackboneMember | None = None  # a held turn's pending decision
 
 
-class AnthropicErrorDetail(Answer):
+class AnthropicErrorDetail(WireAnswer):
     type: str  # Anthropic's error type (invalid_request_error, not_found_error, ...)
     code: str
     message: str
     field: str | None
 
 
-class AnthropicError(Answer):
+class AnthropicError(WireAnswer):
     """An error on the Anthropic Messages wire, in Anthropic's envelope."""
 
     type: Literal["error"]
     error: AnthropicErrorDetail
 
 
-class ChatSessionItem(Answer):
+class ChatSessionItem(WireAnswer):
     sessionId: str
     kind: Literal["session", "conversation"]
     key: str
@@ -126,12 +126,12 @@ class ChatSessionItem(Answer):
     turns: int
 
 
-class ChatSessions(Answer):
+class ChatSessions(WireAnswer):
     agentId: str
     sessions: list[ChatSessionItem]
 
 
-class ToolCallItem(Answer):
+class ToolCallItem(WireAnswer):
     """One tool call of a turn's run detail (`arguments`: what it ran with)."""
 
     id: str
@@ -143,14 +143,14 @@ class ToolCallItem(Answer):
     decision: Literal["approve", "edit", "reject"] | None
 
 
-class RunDetail(Answer):
+class RunDetail(WireAnswer):
     toolCalls: list[ToolCallItem]
     promptTokens: int
     completionTokens: int
     durationMs: float
 
 
-class ChatTurnItem(Answer):
+class ChatTurnItem(WireAnswer):
     position: int
     userMessage: str
     reply: str
@@ -161,13 +161,13 @@ class ChatTurnItem(Answer):
     run: RunDetail
 
 
-class ChatSession(Answer):
+class ChatSession(WireAnswer):
     agentId: str
     session: ChatSessionItem
     turns: list[ChatTurnItem]
 
 
-class ChatSessionDeleted(Answer):
+class ChatSessionDeleted(WireAnswer):
     agentId: str
     sessionId: str
     deleted: Literal[True]

@@ -1,0 +1,96 @@
+"""The API's answers, one pydantic model each: the route builds it from the domain's values,
+`Answer.wire()` gives the JSON it answers (and the CLI prints), and the OpenAPI document
+(`worker.http.routes.openapi`) describes it from the same class. Wire names are camelCase by the
+alias generator (`base`); an event's own snake_case keeps its names (`WireAnswer`).
+
+One module per family: `customers` (memory, history, erasure, search), `settings` (settings
+and the registered agents), `health`, `extraction`, `activity`, `ops`, `overview`, `voice`,
+and the common `errors`. Every model is importable from here.
+"""
+
+from worker.http.server.answers.activity import Activity, ActivityItem
+from worker.http.server.answers.base import Answer, Number, Timestamp, WireAnswer
+from worker.http.server.answers.customers import (
+    Added,
+    AppliedItem,
+    CallItem,
+    CustomerItem,
+    CustomerMemory,
+    Customers,
+    Erased,
+    FactHistory,
+    FactItem,
+    FactVersionItem,
+    SearchItem,
+    SearchResults,
+)
+from worker.http.server.answers.errors import ErrorAnswer, ErrorDetail
+from worker.http.server.answers.extraction import Extraction, Guidance, PlatformDefault
+from worker.http.server.answers.health import Health
+from worker.http.server.answers.ops import OpItem, OpsEventItem, OpsLog, OpsMemory
+from worker.http.server.answers.overview import AgentCounts, Overview
+from worker.http.server.answers.settings import (
+    AgentRemoved,
+    Binding,
+    MemoryAgent,
+    MemoryAgents,
+    Origin,
+    Origins,
+    Overrides,
+    Settings,
+    SettingValues,
+)
+from worker.http.server.answers.voice import (
+    MemoryOutlook,
+    OutboundCall,
+    Room,
+    VoiceAgent,
+    VoiceAgents,
+)
+
+__all__ = [
+    "Activity",
+    "ActivityItem",
+    "Added",
+    "AgentCounts",
+    "AgentRemoved",
+    "Answer",
+    "AppliedItem",
+    "Binding",
+    "CallItem",
+    "CustomerItem",
+    "CustomerMemory",
+    "Customers",
+    "Erased",
+    "ErrorAnswer",
+    "ErrorDetail",
+    "Extraction",
+    "FactHistory",
+    "FactItem",
+    "FactVersionItem",
+    "Guidance",
+    "Health",
+    "MemoryAgent",
+    "MemoryAgents",
+    "MemoryOutlook",
+    "Number",
+    "OpItem",
+    "OpsEventItem",
+    "OpsLog",
+    "OpsMemory",
+    "Origin",
+    "Origins",
+    "OutboundCall",
+    "Overrides",
+    "Overview",
+    "PlatformDefault",
+    "Room",
+    "SearchItem",
+    "SearchResults",
+    "SettingValues",
+    "Settings",
+    "Timestamp",
+    "VoiceAgent",
+    "VoiceAgents",
+    "WireAnswer",
+]
