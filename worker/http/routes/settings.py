@@ -7,21 +7,11 @@ can redraw from any response. Validation and resolution are `memory.settings`; s
 
 from __future__ import annotations
 
-from typing import Any
-
 import structlog
 from aiohttp import web
 
-from memory.settings import (
-    SETTING_FIELDS,
-    Binding,
-    SettingsBody,
-    parse_reset_field,
-    parse_update,
-    resolve,
-    wire_name,
-)
-from memory.store import StoredSettings, settings_store
+from memory.settings import SettingsBody, parse_reset_field, parse_update
+from memory.store import settings_store
 from worker.agent_directory import AgentEntry
 from worker.http.server import answers
 from worker.http.server.context import (
@@ -32,7 +22,6 @@ from worker.http.server.context import (
     forget_agent,
     reachable_agents,
     respond,
-    timestamp,
 )
 from worker.http.server.request_body import read_json
 
@@ -44,32 +33,10 @@ def _agent(request: web.Request) -> AgentEntry:
     return agent_of(request, request.match_info["agentId"])
 
 
-def binding_body(binding: Binding | None) -> dict[str, Any] | None:
-    if binding is None:
-        return None
-    return {
-        "identityKey": binding.identity_key,
-        "source": binding.source,
-        "fixedAt": timestamp(binding.fixed_at),
-    }
-
-
-def settings_body(agent: AgentEntry, stored: StoredSettings) -> dict[str, Any]:
-    effective = resolve(stored.overrides, agent.memory)
-    overrides = stored.overrides
-    return {
-        "agentId": agent.name,
-        "overrides": {wire_name(name): getattr(overrides, name) for name in overrides.present()},
-        "value": {wire_name(name): getattr(effective, name) for name in SETTING_FIELDS},
-        "origins": {wire_name(name): getattr(effective.origins, name) for name in SETTING_FIELDS},
-        "binding": binding_body(stored.binding),
-    }
-
-
 async def get_settings(request: web.Request) -> web.Response:
     agent = _agent(request)
     stored = await settings_store.load_settings(request.app[POOL], agent.name)
-    return respond(settings_body(agent, stored))
+    return respond(answers.Settings.of(agent, stored).wire())
 
 
 async def put_settings(request: web.Request) -> web.Response:
@@ -79,7 +46,7 @@ async def put_settings(request: web.Request) -> web.Response:
         request.app[POOL], agent.name, update, actor(request)
     )
     log.info("memory.settings_saved", agent_id=agent.name, fields=list(update.field_names()))
-    return respond(settings_body(agent, stored))
+    return respond(answers.Settings.of(agent, stored).wire())
 
 
 async def delete_settings(request: web.Request) -> web.Response:
@@ -89,24 +56,7 @@ async def delete_settings(request: web.Request) -> web.Response:
         request.app[POOL], agent.name, field, actor(request)
     )
     log.info("memory.settings_reset", agent_id=agent.name, field=field or "all")
-    return respond(settings_body(agent, stored))
-
-
-def agent_body(agent: AgentEntry, binding: Binding | None) -> dict[str, Any]:
-    """One registered agent as the listing and the console show it."""
-    return {
-        "agentId": agent.name,
-        "binding": binding_body(binding),
-        "declaredIn": agent.declared_in,
-        "source": agent.source,
-        "firstSeen": timestamp(agent.first_seen),
-        "lastSeen": timestamp(agent.last_seen),
-        "tools": list(agent.tools),
-        "heldTools": {tool: list(kinds) for tool, kinds in agent.held},
-        "collections": list(agent.collections),
-        "loaded": agent.loaded,
-        "conflictWith": agent.conflict_with,
-    }
+    return respond(answers.Settings.of(agent, stored).wire())
 
 
 async def list_agents(request: web.Request) -> web.Response:
@@ -115,8 +65,8 @@ async def list_agents(request: web.Request) -> web.Response:
     agents = []
     for agent in reachable_agents(request):
         stored = await settings_store.load_settings(request.app[POOL], agent.name)
-        agents.append(agent_body(agent, stored.binding))
-    return respond({"agents": agents})
+        agents.append(answers.MemoryAgent.of(agent, stored.binding))
+    return respond(answers.MemoryAgents(agents=agents).wire())
 
 
 async def remove_agent(request: web.Request) -> web.Response:
@@ -125,7 +75,7 @@ async def remove_agent(request: web.Request) -> web.Response:
     agent = _agent(request)
     removed = await forget_agent(request, agent)
     log.info("agents.removed", agent_id=agent.name, removed=removed)
-    return respond({"agentId": agent.name, "removed": removed})
+    return respond(answers.AgentRemoved(agent_id=agent.name, removed=removed).wire())
 
 
 _ANSWER = ((200, answers.Settings),)

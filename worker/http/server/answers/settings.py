@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, Self
 
+from memory.settings import SETTING_FIELDS, resolve
 from worker.http.server.answers.base import Answer, Timestamp
+
+if TYPE_CHECKING:
+    from memory import settings
+    from memory.store import StoredSettings
+    from worker.agent_directory import AgentEntry
 
 Origin = Literal["studio", "code", "default"]
 
 
 class Binding(Answer):
-    identityKey: str
+    identity_key: str
     source: Literal["code", "studio"]
-    fixedAt: Timestamp | None
+    fixed_at: Timestamp | None
+
+    @classmethod
+    def of(cls, binding: settings.Binding | None) -> Self | None:
+        if binding is None:
+            return None
+        return cls(
+            identity_key=binding.identity_key, source=binding.source, fixed_at=binding.fixed_at
+        )
 
 
 class SettingValues(Answer):
@@ -21,16 +35,18 @@ class SettingValues(Answer):
     instructions: str | None
     remember: list[str]
     forget: list[str]
-    timeZone: str | None
+    time_zone: str | None
 
 
 class Overrides(Answer):
+    """Only the fields saved through the API are written."""
+
     read: bool | None = None
     save: bool | None = None
     instructions: str | None = None
     remember: list[str] | None = None
     forget: list[str] | None = None
-    timeZone: str | None = None
+    time_zone: str | None = None
 
 
 class Origins(Answer):
@@ -39,33 +55,66 @@ class Origins(Answer):
     instructions: Origin
     remember: Origin
     forget: Origin
-    timeZone: Origin
+    time_zone: Origin
 
 
 class Settings(Answer):
-    agentId: str
+    """Every settings route's answer, so the Memory tab can redraw from any of them."""
+
+    agent_id: str
     overrides: Overrides
     value: SettingValues
     origins: Origins
     binding: Binding | None
 
+    @classmethod
+    def of(cls, agent: AgentEntry, stored: StoredSettings) -> Self:
+        saved = stored.overrides
+        effective = resolve(saved, agent.memory)
+        return cls(
+            agent_id=agent.name,
+            overrides=Overrides.model_validate({f: getattr(saved, f) for f in saved.present()}),
+            value=SettingValues.model_validate({f: getattr(effective, f) for f in SETTING_FIELDS}),
+            origins=Origins.model_validate(
+                {f: getattr(effective.origins, f) for f in SETTING_FIELDS}
+            ),
+            binding=Binding.of(stored.binding),
+        )
+
 
 class MemoryAgent(Answer):
-    agentId: str
+    agent_id: str
     binding: Binding | None
-    declaredIn: str  # "AGENTS=module:attr", or "worker <file>" for an attached worker
+    declared_in: str  # "AGENTS=module:attr", or "worker <file>" for an attached worker
     source: Literal["module", "worker"]
-    firstSeen: Timestamp | None
-    lastSeen: Timestamp | None
+    first_seen: Timestamp | None
+    last_seen: Timestamp | None
     tools: list[str]
-    heldTools: dict[str, list[Literal["approve", "edit", "reject"]]]  # tool: decisions allowed
+    held_tools: dict[str, list[Literal["approve", "edit", "reject"]]]  # tool: decisions allowed
     collections: list[str]
     loaded: bool  # whether this web process can run its text turns
-    conflictWith: str | None  # where replaced, different memory defaults were declared
+    conflict_with: str | None  # where replaced, different memory defaults were declared
+
+    @classmethod
+    def of(cls, agent: AgentEntry, binding: settings.Binding | None) -> Self:
+        """One registered agent as the listing and the console show it."""
+        return cls(
+            agent_id=agent.name,
+            binding=Binding.of(binding),
+            declared_in=agent.declared_in,
+            source=agent.source,
+            first_seen=agent.first_seen,
+            last_seen=agent.last_seen,
+            tools=list(agent.tools),
+            held_tools={tool: list(kinds) for tool, kinds in agent.held},
+            collections=list(agent.collections),
+            loaded=agent.loaded,
+            conflict_with=agent.conflict_with,
+        )
 
 
 class AgentRemoved(Answer):
-    agentId: str
+    agent_id: str
     removed: bool
 
 
