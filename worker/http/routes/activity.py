@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from memory.store import ActivityEntry, list_activity
+from memory.store import list_activity
 from worker.http.server import answers
-from worker.http.server.context import POOL, Route, agent_of, respond, restricted_to, timestamp
+from worker.http.server.context import POOL, Route, agent_of, respond, restricted_to
 from worker.http.server.integers import optional_integer
 
 PATH = "/api/memory/activity"
@@ -22,17 +22,6 @@ def parse_limit(value: str | None) -> int:
     return optional_integer(value, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
 
 
-def _entry(entry: ActivityEntry) -> dict[str, object]:
-    return {
-        "id": entry.id,
-        "at": timestamp(entry.at),
-        "actor": entry.actor,
-        "agentId": entry.agent_id,
-        "action": entry.action,
-        "fields": list(entry.fields),
-    }
-
-
 async def get_activity(request: web.Request) -> web.Response:
     """Newest first; `agentId` narrows to one agent, otherwise shared changes are included
     (for a key that reaches every agent)."""
@@ -42,7 +31,7 @@ async def get_activity(request: web.Request) -> web.Response:
     limit = parse_limit(request.query.get("limit"))
     # a key that reaches only some agents sees their entries only, no shared change
     entries = await list_activity(request.app[POOL], agent_id, limit, restricted_to(request))
-    return respond({"entries": [_entry(e) for e in entries]})
+    return respond(answers.Activity(entries=[answers.ActivityItem.of(e) for e in entries]).wire())
 
 
 ROUTES = (

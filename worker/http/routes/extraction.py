@@ -7,8 +7,6 @@ validation, limits, scope or erasure rules: the extractor only ever appends guid
 
 from __future__ import annotations
 
-from typing import Any
-
 import structlog
 from aiohttp import web
 
@@ -18,59 +16,64 @@ from memory.settings import DraftBody, ModelBody, parse_draft, parse_model_selec
 from memory.store import ExtractionSettings
 from memory.store import extraction_settings_store as extraction_store
 from worker.http.server import answers
-from worker.http.server.context import POOL, Route, actor, respond, timestamp
+from worker.http.server.context import POOL, Route, actor, respond
 from worker.http.server.request_body import read_json
 
 log = structlog.get_logger(__name__)
 PATH = "/api/memory/extraction"
 
 
-def extraction_body(settings: ExtractionSettings) -> dict[str, Any]:
-    return {
-        "model": settings.model,
-        "reasoningEffort": settings.reasoning_effort,
-        "platformDefault": {"model": DEFAULT_MODEL, "reasoningEffort": DEFAULT_REASONING_EFFORT},
-        "reasoningEfforts": list(REASONING_EFFORTS),
-        "guidance": {
-            "draft": settings.guidance_draft,
-            "draftSavedAt": timestamp(settings.draft_saved_at),
-            "published": settings.guidance_published,
-            "publishedAt": timestamp(settings.published_at),
-            "usesBuiltIn": settings.guidance_published is None,
-            "builtIn": prompt("guidance"),
-        },
-        "updatedAt": timestamp(settings.updated_at),
-    }
+def _answer(settings: ExtractionSettings) -> web.Response:
+    guidance = answers.Guidance(
+        draft=settings.guidance_draft,
+        draft_saved_at=settings.draft_saved_at,
+        published=settings.guidance_published,
+        published_at=settings.published_at,
+        uses_built_in=settings.guidance_published is None,
+        built_in=prompt("guidance"),
+    )
+    platform = answers.PlatformDefault(
+        model=DEFAULT_MODEL, reasoning_effort=DEFAULT_REASONING_EFFORT
+    )
+    answer = answers.Extraction(
+        model=settings.model,
+        reasoning_effort=settings.reasoning_effort,
+        platform_default=platform,
+        reasoning_efforts=list(REASONING_EFFORTS),
+        guidance=guidance,
+        updated_at=settings.updated_at,
+    )
+    return respond(answer.wire())
 
 
 async def get_extraction(request: web.Request) -> web.Response:
-    return respond(extraction_body(await extraction_store.load_extraction(request.app[POOL])))
+    return _answer(await extraction_store.load_extraction(request.app[POOL]))
 
 
 async def put_draft(request: web.Request) -> web.Response:
     text = parse_draft(await read_json(request))
     saved = await extraction_store.save_guidance_draft(request.app[POOL], text, actor(request))
     log.info("memory.guidance_draft_saved")
-    return respond(extraction_body(saved))
+    return _answer(saved)
 
 
 async def publish(request: web.Request) -> web.Response:
     published = await extraction_store.publish_guidance(request.app[POOL], actor(request))
     log.info("memory.guidance_published", built_in=published.guidance_published is None)
-    return respond(extraction_body(published))
+    return _answer(published)
 
 
 async def reset(request: web.Request) -> web.Response:
     restored = await extraction_store.reset_guidance(request.app[POOL], actor(request))
     log.info("memory.guidance_reset")
-    return respond(extraction_body(restored))
+    return _answer(restored)
 
 
 async def put_model(request: web.Request) -> web.Response:
     update = parse_model_selection(await read_json(request))
     saved = await extraction_store.save_model_selection(request.app[POOL], update, actor(request))
     log.info("memory.model_selection_saved", fields=sorted(update.fields))
-    return respond(extraction_body(saved))
+    return _answer(saved)
 
 
 _ANSWER = ((200, answers.Extraction),)

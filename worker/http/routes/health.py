@@ -13,7 +13,6 @@ process's own reading (once, as searches read it) and the embedding model, with
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from aiohttp import web
 
@@ -21,7 +20,6 @@ from infra.deadline import Deadline, Late, within
 from memory.contract import MemoryFailure
 from memory.search import (
     SearchAvailability,
-    fix_of,
     read_vector_facts,
     write_problem,
 )
@@ -53,18 +51,6 @@ async def _probe(request: web.Request) -> Seen:
     return Seen(write_problem(facts), search)
 
 
-def health_body(seen: Seen) -> tuple[dict[str, Any], int]:
-    """The answer and its status: 503 `degraded` when memory writes cannot succeed."""
-    body: dict[str, Any] = {"status": "ok", "database": "ok"}
-    if seen.writes is not None:
-        body |= {"status": "degraded", "reason": seen.writes, "fix": fix_of(seen.writes)}
-    reason = seen.search.reason
-    body |= {"search": seen.search.mode, "searchReason": reason}
-    if reason is not None:
-        body["searchFix"] = fix_of(reason)
-    return body, 200 if seen.writes is None else 503
-
-
 async def health(request: web.Request) -> web.Response:
     deadline = Deadline.after(request.app[DATABASE_DEADLINE])
     try:
@@ -73,12 +59,13 @@ async def health(request: web.Request) -> web.Response:
         return _degraded("timeout")
     except (*DB_ERRORS, MemoryFailure):
         return _degraded("unreachable")
-    body, status = health_body(seen)
-    return respond(body, status=status)
+    # 503 `degraded` when memory writes cannot succeed
+    status = 200 if seen.writes is None else 503
+    return respond(answers.Health.seen(seen.writes, seen.search).wire(), status=status)
 
 
 def _degraded(database: str) -> web.Response:
-    return respond({"status": "degraded", "database": database}, status=503)
+    return respond(answers.Health(status="degraded", database=database).wire(), status=503)
 
 
 ROUTES = (

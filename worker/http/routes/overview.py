@@ -25,21 +25,7 @@ async def get_overview(request: web.Request) -> web.Response:
         raise InvalidRequest(f"{name}: is not a known parameter", field=name)
     agents = [agent.name for agent in reachable_agents(request)]
     counts = await overview(request.app[POOL], agents)
-    return respond(
-        {
-            "agents": [
-                {
-                    "agentId": c.agent_id,
-                    "people": c.people,
-                    "facts": c.facts,
-                    "callsLastDay": c.calls_last_day,
-                    "failedSavesLastDay": c.failed_saves_last_day,
-                    "failuresByReason": c.failures_by_reason,
-                }
-                for c in counts
-            ]
-        }
-    )
+    return respond(answers.Overview(agents=[answers.AgentCounts.of(c) for c in counts]).wire())
 
 
 ROUTES = (

@@ -31,7 +31,6 @@ from worker.http.server.context import (
     bounded,
     reachable_agents,
     respond,
-    timestamp,
 )
 from worker.http.server.request_body import parse_body, read_json
 
@@ -62,16 +61,18 @@ def _dispatcher(request: web.Request) -> Dispatcher:
     return dispatcher
 
 
-async def _memory_outlook(request: web.Request, agent_id: str, metadata: str) -> dict[str, Any]:
+async def _memory_outlook(
+    request: web.Request, agent_id: str, metadata: str
+) -> answers.MemoryOutlook:
     """What the worker will decide for a browser participant with this metadata."""
     stored = await bounded(request, load_settings(request.app[POOL], agent_id))
     key = None if stored.binding is None else stored.binding.identity_key
     identity = resolve_identity(key, Caller(is_sip=False), parse_job_metadata(metadata))
-    return {
-        "identityKey": key,
-        "enabled": identity.user_id is not None,
-        "reason": None if identity.reason is None else identity.reason.value,
-    }
+    return answers.MemoryOutlook(
+        identity_key=key,
+        enabled=identity.user_id is not None,
+        reason=None if identity.reason is None else identity.reason.value,
+    )
 
 
 async def open_room(request: web.Request) -> web.Response:
@@ -82,17 +83,17 @@ async def open_room(request: web.Request) -> web.Response:
     metadata = browser_metadata(identities)
     outlook = await _memory_outlook(request, agent.name, metadata)
     room = await dispatcher.open_test_room(agent.name, metadata)
-    answer = {
-        "agentId": agent.name,
-        "roomName": room.room_name,
-        "url": room.url,
-        "token": room.token,
-        "participantIdentity": room.participant_identity,
-        "expiresAt": timestamp(room.expires_at),
-        "dispatchId": room.dispatch_id,
-        "memory": outlook,
-    }
-    return respond(answer, status=201)
+    answer = answers.Room(
+        agent_id=agent.name,
+        room_name=room.room_name,
+        url=room.url,
+        token=room.token,
+        participant_identity=room.participant_identity,
+        expires_at=room.expires_at,
+        dispatch_id=room.dispatch_id,
+        memory=outlook,
+    )
+    return respond(answer.wire(), status=201)
 
 
 def _trunk(given: object, dispatcher: Dispatcher) -> object:
@@ -110,13 +111,13 @@ async def start_call(request: web.Request) -> web.Response:
     number = check_destination(body.phone_number)
     trunk = check_trunk_id(_trunk(body.trunk_id, dispatcher))
     call = await dispatcher.start_outbound(agent.name, outbound_metadata(number, trunk), trunk)
-    answer = {
-        "agentId": agent.name,
-        "roomName": call.room_name,
-        "dispatchId": call.dispatch_id,
-        "trunkId": call.trunk_id,
-    }
-    return respond(answer, status=202)
+    answer = answers.OutboundCall(
+        agent_id=agent.name,
+        room_name=call.room_name,
+        dispatch_id=call.dispatch_id,
+        trunk_id=call.trunk_id,
+    )
+    return respond(answer.wire(), status=202)
 
 
 async def list_agents(request: web.Request) -> web.Response:
@@ -125,8 +126,8 @@ async def list_agents(request: web.Request) -> web.Response:
     for agent in reachable_agents(request):
         stored = await load_settings(request.app[POOL], agent.name)
         key = None if stored.binding is None else stored.binding.identity_key
-        agents.append({"agentId": agent.name, "identityKey": key})
-    return respond({"agents": agents})
+        agents.append(answers.VoiceAgent(agent_id=agent.name, identity_key=key))
+    return respond(answers.VoiceAgents(agents=agents).wire())
 
 
 ROUTES = (

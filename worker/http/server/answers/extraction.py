@@ -7,22 +7,22 @@ from worker.http.server.answers.base import Answer, Timestamp
 
 class PlatformDefault(Answer):
     model: str
-    reasoningEffort: str
+    reasoning_effort: str
 
 
 class Guidance(Answer):
     draft: str | None
-    draftSavedAt: Timestamp | None
+    draft_saved_at: Timestamp | None
     published: str | None
-    publishedAt: Timestamp | None
-    usesBuiltIn: bool
-    builtIn: str
+    published_at: Timestamp | None
+    uses_built_in: bool
+    built_in: str
 
 
 class Extraction(Answer):
     model: str | None
-    reasoningEffort: str | None
-    platformDefault: PlatformDefault
-    reasoningEfforts: list[str]
+    reasoning_effort: str | None
+    platform_default: PlatformDefault
+    reasoning_efforts: list[str]
     guidance: Guidance
-    updatedAt: Timestamp | None
+    updated_at: Timestamp | None

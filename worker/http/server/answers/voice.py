@@ -6,8 +6,8 @@ from worker.http.server.answers.base import Answer, Timestamp
 
 
 class VoiceAgent(Answer):
-    agentId: str
-    identityKey: str | None
+    agent_id: str
+    identity_key: str | None
 
 
 class VoiceAgents(Answer):
@@ -15,24 +15,24 @@ class VoiceAgents(Answer):
 
 
 class MemoryOutlook(Answer):
-    identityKey: str | None
+    identity_key: str | None
     enabled: bool
     reason: str | None
 
 
 class Room(Answer):
-    agentId: str
-    roomName: str
+    agent_id: str
+    room_name: str
     url: str
     token: str
-    participantIdentity: str
-    expiresAt: Timestamp
-    dispatchId: str
+    participant_identity: str
+    expires_at: Timestamp
+    dispatch_id: str
     memory: MemoryOutlook
 
 
 class OutboundCall(Answer):
-    agentId: str
-    roomName: str
-    dispatchId: str
-    trunkId: str
+    agent_id: str
+    room_name: str
+    dispatch_id: str
+    trunk_id: str
