@@ -9,6 +9,14 @@ its turns with `bind_turn`. The identities map's rules are in `chat.identities`.
 
 from chat.binding import TurnBinding, attribute_identities, bind_turn
 from chat.config import ChatConfig
+from chat.customer import (
+    CUSTOMER_ID,
+    SessionKind,
+    select_customer,
+    session_customers,
+    session_id,
+    session_scope,
+)
 from chat.decisions import (
     Decided,
     DecisionRow,
@@ -36,15 +44,20 @@ from chat.held import (
     held_kinds,
     ordered,
 )
-from chat.identity import (
-    CUSTOMER_ID,
-    SessionKind,
-    select_customer,
-    session_customers,
-    session_id,
-    session_scope,
-)
 from chat.journal import ActedThenFailed, OutcomeUnknown
+from chat.memory_tools import (
+    MEMORY_READ,
+    MEMORY_SAVE,
+    RESERVED,
+    ReservedToolName,
+    ToolName,
+    ToolScope,
+    check_reserved,
+    memory_tools,
+    offered_tools,
+    run_tool,
+    tool_specs,
+)
 from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay, ToolCall
 from chat.progress import run_json
 from chat.session_claim import Claim, ClaimLost, OpenedTurn, address_of, open_turn, renew
@@ -66,6 +79,7 @@ from chat.sessions import (
     release,
     thread,
 )
+from chat.tool_loop import Resume, ToolObserver, TurnInput, TurnResult, run_turn
 from chat.toolbox import (
     DEFAULT_TOOL_SECONDS,
     InvalidArguments,
@@ -82,20 +96,6 @@ from chat.toolbox import (
     toolset,
     unbind_call,
 )
-from chat.tools import (
-    MEMORY_READ,
-    MEMORY_SAVE,
-    RESERVED,
-    ReservedToolName,
-    ToolName,
-    ToolScope,
-    check_reserved,
-    memory_tools,
-    offered_tools,
-    run_tool,
-    tool_specs,
-)
-from chat.turn import Resume, ToolObserver, TurnInput, TurnResult, run_turn
 from chat.turn_record import RecordLate
 from chat.turn_request import SessionRef, TurnAgent, TurnAgents, TurnRequest
 from chat.turn_result import ToolRun

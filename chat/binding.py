@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from chat.customer import select_customer
 from chat.identities import IdentitiesRule, InvalidIdentities, check_identities
-from chat.identity import select_customer
-from chat.tools import ToolScope, offered_tools
+from chat.memory_tools import ToolScope, offered_tools
 from memory.settings import CallSettings
 
 SETTINGS_UNAVAILABLE = "settings_unavailable"

@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
+from chat.memory_tools import MEMORY_SAVE
 from chat.progress import progress_json, progress_of, run_json
 from chat.session_claim import Claim
 from chat.toolbox import Tool
-from chat.tools import MEMORY_SAVE
 from chat.turn_record import TurnRecord, keep_progress
 from chat.turn_result import Message, ToolRun, TurnResult
 from infra.deadline import Deadline, Late, within

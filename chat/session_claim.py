@@ -24,8 +24,8 @@ from typing import Any, ClassVar, Final
 
 import structlog
 
+from chat.customer import SessionKind, scope_user, session_customers, session_id, session_scope
 from chat.held import DecisionPending
-from chat.identity import SessionKind, scope_user, session_customers, session_id, session_scope
 from infra.deadline import Deadline, Late, within
 from memory.contract import CodedError, MemoryFailure, PersistFailed, Unavailable
 from memory.settings import CallSettings, CodeDefaults

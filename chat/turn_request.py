@@ -15,12 +15,12 @@ from typing import Any, Protocol
 
 import structlog
 
+from chat.customer import SessionKind, select_customer
 from chat.held import DecisionKind
-from chat.identity import SessionKind, select_customer
+from chat.memory_tools import RESERVED, ToolScope, offered_tools
 from chat.progress import run_json
+from chat.tool_loop import TurnInput
 from chat.toolbox import Tool, ToolContext
-from chat.tools import RESERVED, ToolScope, offered_tools
-from chat.turn import TurnInput
 from chat.turn_record import TurnRecord
 from chat.turn_result import Message, TurnResult
 from memory.contract import InvalidRequest

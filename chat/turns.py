@@ -37,6 +37,7 @@ from chat.journal import (
     request_digest,
     settled,
 )
+from chat.memory_tools import ToolScope, memory_tools
 from chat.model import ConversationModel, Relay
 from chat.session_claim import (
     Claim,
@@ -48,9 +49,8 @@ from chat.session_claim import (
     thread,
 )
 from chat.session_lease import kept_lease
+from chat.tool_loop import Resume, ToolObserver, TurnInput, run_turn
 from chat.toolbox import Tool, toolset
-from chat.tools import ToolScope, memory_tools
-from chat.turn import Resume, ToolObserver, TurnInput, run_turn
 from chat.turn_record import record, record_cut
 from chat.turn_request import (
     SessionRef,
