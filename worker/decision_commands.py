@@ -16,7 +16,7 @@ import typer
 
 from chat import MAX_LIST, list_decisions, read_decision
 from chat.held import Status
-from worker.http.wires import decision_body
+from worker.http.server.answers import DecisionItem, Decisions
 from worker.session_commands import run_operator_command
 
 decisions_app = typer.Typer(
@@ -38,7 +38,7 @@ def list_command(
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
         rows = await list_decisions(pool, None if agent is None else [agent], status, limit)
-        return {"decisions": [decision_body(row) for row in rows]}
+        return Decisions.of(rows).wire()
 
     run_operator_command(work, agent)
 
@@ -50,6 +50,6 @@ def show(
     """One decision."""
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
-        return decision_body(await read_decision(pool, decision_id))
+        return DecisionItem.of_row(await read_decision(pool, decision_id)).wire()
 
     run_operator_command(work)

@@ -1,7 +1,7 @@
 """`caller-memory sessions list|show|delete`: an agent's chat sessions, as the operator routes
 (`GET`/`DELETE /api/chat/sessions/...`) show them.
 
-Each prints the route's body (`worker.http.server.bodies`) as JSON on stdout. The agent is one
+Each prints the route's body (`worker.http.server.answers`) as JSON on stdout. The agent is one
 the registry knows (any process that served it registered it; the project's own agents are
 known before any did), as on the routes; an unknown agent or session is a refusal (exit 2)
 naming the field.
@@ -29,7 +29,7 @@ from memory.config import MemoryConfig
 from memory.contract import ErrorInfo
 from memory.store import registered
 from worker.catalog import UnknownAgent, default_catalog
-from worker.http.server import bodies
+from worker.http.server import answers
 from worker.memory_commands import run_with_pool
 from worker.refusal import EXIT_USAGE, Refused, refused
 
@@ -75,7 +75,7 @@ def list_command(
     """An agent's sessions, most recently used first."""
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
-        return bodies.sessions_body(agent_id, await list_sessions(pool, agent_id, limit))
+        return answers.ChatSessions.of(agent_id, await list_sessions(pool, agent_id, limit)).wire()
 
     run_operator_command(work, agent_id)
 
@@ -87,7 +87,7 @@ def show(agent_id: AgentArg, session_id: SessionArg) -> None:
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
         row, turns = await open_session(pool, agent_id, check_session_id(session_id))
-        return bodies.one_session_body(agent_id, row, turns)
+        return answers.ChatSession.of(agent_id, row, turns).wire()
 
     run_operator_command(work, agent_id)
 
@@ -99,6 +99,6 @@ def delete(agent_id: AgentArg, session_id: SessionArg) -> None:
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
         ident = check_session_id(session_id)
         await delete_session(pool, agent_id, ident)
-        return bodies.session_deleted_body(agent_id, ident)
+        return answers.ChatSessionDeleted(agent_id=agent_id, session_id=ident, deleted=True).wire()
 
     run_operator_command(work, agent_id)

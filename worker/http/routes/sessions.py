@@ -12,7 +12,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from chat import MAX_LIST, check_session_id, delete_session, list_sessions, open_session
-from worker.http.server import bodies, chat_answers
+from worker.http.server import answers
 from worker.http.server.context import POOL, Route, agent_of, respond
 from worker.http.server.integers import optional_integer
 
@@ -34,19 +34,21 @@ def _session_id(request: web.Request) -> str:
 async def sessions(request: web.Request) -> web.Response:
     agent = _agent_id(request)
     rows = await list_sessions(request.app[POOL], agent, _limit(request))
-    return respond(bodies.sessions_body(agent, rows))
+    return respond(answers.ChatSessions.of(agent, rows).wire())
 
 
 async def one_session(request: web.Request) -> web.Response:
     agent = _agent_id(request)
     row, turns = await open_session(request.app[POOL], agent, _session_id(request))
-    return respond(bodies.one_session_body(agent, row, turns))
+    return respond(answers.ChatSession.of(agent, row, turns).wire())
 
 
 async def remove_session(request: web.Request) -> web.Response:
     agent, ident = _agent_id(request), _session_id(request)
     await delete_session(request.app[POOL], agent, ident)
-    return respond(bodies.session_deleted_body(agent, ident))
+    return respond(
+        answers.ChatSessionDeleted(agent_id=agent, session_id=ident, deleted=True).wire()
+    )
 
 
 ROUTES = (
@@ -56,7 +58,7 @@ ROUTES = (
         sessions,
         "memory:read",
         agents="one",
-        answers=((200, chat_answers.ChatSessions),),
+        answers=((200, answers.ChatSessions),),
         query=("limit",),
         summary="An agent's chat sessions, most recently used first",
     ),
@@ -66,7 +68,7 @@ ROUTES = (
         one_session,
         "memory:read",
         agents="one",
-        answers=((200, chat_answers.ChatSession),),
+        answers=((200, answers.ChatSession),),
         summary="One chat session with its turns",
     ),
     Route(
@@ -75,7 +77,7 @@ ROUTES = (
         remove_session,
         "memory:delete",
         agents="one",
-        answers=((200, chat_answers.ChatSessionDeleted),),
+        answers=((200, answers.ChatSessionDeleted),),
         summary="Delete one chat session (memory is kept)",
     ),
 )

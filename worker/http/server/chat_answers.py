@@ -1,13 +1,50 @@
-"""The shapes of the chat wires' answers and of the chat sessions' routes, for the OpenAPI
-document: OpenAI's completion, Anthropic's message and error, a held turn's `stackbone` member,
-and a session's turns with their run detail. The API's other answers are in `answers`.
+"""The shapes of the chat wires' answers, for the OpenAPI document: OpenAI's completion,
+Anthropic's message and error, a held turn's `stackbone` member, in each wire's own names. The
+API's other answers, a session's turns with their run detail among them, are in `answers`
+(`ChatSession...`, `ToolCallItem` and `RunDetail` are still importable from here).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, Self
 
-from worker.http.server.answers.base import Timestamp, WireAnswer
+from worker.http.server.answers.base import WireAnswer
+from worker.http.server.answers.sessions import (
+    ChatSession,
+    ChatSessionDeleted,
+    ChatSessionItem,
+    ChatSessions,
+    ChatTurnItem,
+    RunDetail,
+    ToolCallItem,
+)
+
+if TYPE_CHECKING:
+    from chat import PendingDecision
+
+__all__ = [
+    "AnthropicError",
+    "AnthropicErrorDetail",
+    "AnthropicMessage",
+    "AnthropicText",
+    "AnthropicToolUse",
+    "AnthropicUsage",
+    "ChatChoice",
+    "ChatCompletion",
+    "ChatMessageAnswer",
+    "ChatSession",
+    "ChatSessionDeleted",
+    "ChatSessionItem",
+    "ChatSessions",
+    "ChatTurnItem",
+    "ChatUsage",
+    "HeldFunction",
+    "HeldToolCall",
+    "PendingMember",
+    "RunDetail",
+    "StackboneMember",
+    "ToolCallItem",
+]
 
 
 class HeldFunction(WireAnswer):
@@ -34,6 +71,12 @@ class StackboneMember(WireAnswer):
     """What a held turn adds to a wire's answer: the pending decision."""
 
     decision: PendingMember
+
+    @classmethod
+    def of(cls, pending: PendingDecision) -> Self:
+        allowed = list(pending.allowed)
+        member = PendingMember(id=pending.id, tool=pending.tool, allowed=allowed, status="pending")
+        return cls(decision=member)
 
 
 class ChatMessageAnswer(WireAnswer):
@@ -113,61 +156,3 @@ class AnthropicError(WireAnswer):
 
     type: Literal["error"]
     error: AnthropicErrorDetail
-
-
-class ChatSessionItem(WireAnswer):
-    sessionId: str
-    kind: Literal["session", "conversation"]
-    key: str
-    userId: str | None
-    identities: dict[str, str]  # every identity the session's turns named
-    createdAt: Timestamp
-    updatedAt: Timestamp
-    turns: int
-
-
-class ChatSessions(WireAnswer):
-    agentId: str
-    sessions: list[ChatSessionItem]
-
-
-class ToolCallItem(WireAnswer):
-    """One tool call of a turn's run detail (`arguments`: what it ran with)."""
-
-    id: str
-    name: str
-    arguments: str
-    result: str | None  # None: a client's tool (not run here)
-    error: str | None
-    durationMs: float
-    decision: Literal["approve", "edit", "reject"] | None
-
-
-class RunDetail(WireAnswer):
-    toolCalls: list[ToolCallItem]
-    promptTokens: int
-    completionTokens: int
-    durationMs: float
-
-
-class ChatTurnItem(WireAnswer):
-    position: int
-    userMessage: str
-    reply: str
-    promptTokens: int
-    completionTokens: int
-    durationMs: float
-    createdAt: Timestamp
-    run: RunDetail
-
-
-class ChatSession(WireAnswer):
-    agentId: str
-    session: ChatSessionItem
-    turns: list[ChatTurnItem]
-
-
-class ChatSessionDeleted(WireAnswer):
-    agentId: str
-    sessionId: str
-    deleted: Literal[True]

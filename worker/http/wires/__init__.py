@@ -4,18 +4,19 @@ the one turn service every wire shares (`chat.ChatTurns`: settings, customer, se
 loop, record), reached through `turns` (the agent a request names, the app's service) and
 streamed by `stream`; each wire reads its own body (`openai_body`, `anthropic_body`). Held
 tools' decisions (`decisions`, the routes) continue a parked turn (`turns.continue_turn`),
-plainly or streamed (`decision_stream`), in the shapes of `decision_bodies`.
+plainly or streamed (`decision_stream`), answering the models of
+`worker.http.server.answers.decisions` (`decision_bodies`: the request).
 
 The face the app uses: `ROUTES`, and the app key `create_app` fills; other wires use
-`turn_request`, `chat_turns`, `continue_turn` and `held_member`; the CLI shows decisions as
-`decision_body`.
+`turn_request`, `chat_turns`, `continue_turn` and `held_member`; the CLI shows decisions in
+the same models.
 """
 
 from __future__ import annotations
 
 from worker.http.server.context import Route
 from worker.http.wires import agui, anthropic, decisions, openai
-from worker.http.wires.decision_bodies import decision_body, held_member
+from worker.http.wires.decision_bodies import held_member
 from worker.http.wires.turns import (
     CHAT_TURNS,
     TURN_AGENTS,
@@ -34,7 +35,6 @@ __all__ = [
     "DirectoryAgents",
     "chat_turns",
     "continue_turn",
-    "decision_body",
     "held_member",
     "turn_request",
 ]

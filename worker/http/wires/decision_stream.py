@@ -12,8 +12,8 @@ from typing import Any
 from aiohttp import web
 
 from chat import Decision, DecisionRow, TurnResult
+from worker.http.server.answers import Continued
 from worker.http.server.context import wire_json
-from worker.http.wires.decision_bodies import continued_body
 from worker.http.wires.stream import TurnStream, stream_run
 from worker.http.wires.turns import continue_turn
 
@@ -34,7 +34,7 @@ class _Events:
         return _event("delta", {"text": text})
 
     def closing(self, result: TurnResult) -> bytes:
-        return _event("done", continued_body(self.row, self.decision, result))
+        return _event("done", Continued.of(self.row, self.decision, result).wire())
 
     def failure(self, body: dict[str, Any]) -> bytes:
         return _event("error", body)

@@ -15,17 +15,11 @@ from aiohttp import web
 from chat import list_decisions
 from chat.held import Status
 from memory.contract import InvalidRequest
+from worker.http.server.answers import Continued, DecisionItem, Decisions
 from worker.http.server.context import POOL, Route, agent_of, respond, restricted_to
 from worker.http.server.integers import optional_integer
 from worker.http.server.request_body import parse_body, read_json
-from worker.http.wires.decision_bodies import (
-    Continued,
-    DecisionBody,
-    DecisionItem,
-    Decisions,
-    continued_body,
-    decision_body,
-)
+from worker.http.wires.decision_bodies import DecisionBody
 from worker.http.wires.decision_stream import stream_continuation
 from worker.http.wires.turns import continue_turn, reachable_decision
 
@@ -53,12 +47,12 @@ def _agents(request: web.Request) -> list[str] | None:
 async def decisions(request: web.Request) -> web.Response:
     limit = optional_integer(request.query.get("limit"), "limit", MAX_LIMIT, 1, MAX_LIMIT)
     rows = await list_decisions(request.app[POOL], _agents(request), _status(request), limit)
-    return respond({"decisions": [decision_body(r) for r in rows]})
+    return respond(Decisions.of(rows).wire())
 
 
 async def one_decision(request: web.Request) -> web.Response:
     row = await reachable_decision(request, request.match_info["decisionId"])
-    return respond(decision_body(row))
+    return respond(DecisionItem.of_row(row).wire())
 
 
 async def decide_one(request: web.Request) -> web.StreamResponse:
@@ -69,7 +63,7 @@ async def decide_one(request: web.Request) -> web.StreamResponse:
     if body.stream:
         return await stream_continuation(request, row, decision)
     result = await continue_turn(request, ident, decision)
-    return respond(continued_body(row, decision, result))
+    return respond(Continued.of(row, decision, result).wire())
 
 
 ROUTES = (

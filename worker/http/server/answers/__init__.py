@@ -4,12 +4,14 @@
 alias generator (`base`); an event's own snake_case keeps its names (`WireAnswer`).
 
 One module per family: `customers` (memory, history, erasure, search), `settings` (settings
-and the registered agents), `health`, `extraction`, `activity`, `ops`, `overview`, `voice`,
-and the common `errors`. Every model is importable from here.
+and the registered agents), `sessions` (chat sessions, a turn's run detail), `decisions` (held
+tools' decisions), `health`,
+`extraction`, `activity`, `ops`, `overview`, `voice`, and the common `errors`. Every model is
+importable from here.
 """
 
 from worker.http.server.answers.activity import Activity, ActivityItem
-from worker.http.server.answers.base import Answer, Number, Timestamp, WireAnswer
+from worker.http.server.answers.base import Answer, Number, Stored, Timestamp, WireAnswer
 from worker.http.server.answers.customers import (
     Added,
     AppliedItem,
@@ -24,11 +26,27 @@ from worker.http.server.answers.customers import (
     SearchItem,
     SearchResults,
 )
+from worker.http.server.answers.decisions import (
+    Continued,
+    DecisionItem,
+    Decisions,
+    PendingItem,
+    TakenDecision,
+)
 from worker.http.server.answers.errors import ErrorAnswer, ErrorDetail
 from worker.http.server.answers.extraction import Extraction, Guidance, PlatformDefault
 from worker.http.server.answers.health import Health
 from worker.http.server.answers.ops import OpItem, OpsEventItem, OpsLog, OpsMemory
 from worker.http.server.answers.overview import AgentCounts, Overview
+from worker.http.server.answers.sessions import (
+    ChatSession,
+    ChatSessionDeleted,
+    ChatSessionItem,
+    ChatSessions,
+    ChatTurnItem,
+    RunDetail,
+    ToolCallItem,
+)
 from worker.http.server.answers.settings import (
     AgentRemoved,
     Binding,
@@ -58,9 +76,17 @@ __all__ = [
     "AppliedItem",
     "Binding",
     "CallItem",
+    "ChatSession",
+    "ChatSessionDeleted",
+    "ChatSessionItem",
+    "ChatSessions",
+    "ChatTurnItem",
+    "Continued",
     "CustomerItem",
     "CustomerMemory",
     "Customers",
+    "DecisionItem",
+    "Decisions",
     "Erased",
     "ErrorAnswer",
     "ErrorDetail",
@@ -83,13 +109,18 @@ __all__ = [
     "OutboundCall",
     "Overrides",
     "Overview",
+    "PendingItem",
     "PlatformDefault",
     "Room",
+    "RunDetail",
     "SearchItem",
     "SearchResults",
     "SettingValues",
     "Settings",
+    "Stored",
+    "TakenDecision",
     "Timestamp",
+    "ToolCallItem",
     "VoiceAgent",
     "VoiceAgents",
     "WireAnswer",

@@ -10,8 +10,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, PlainSerializer, WithJsonSchema
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    GetCoreSchemaHandler,
+    PlainSerializer,
+    WithJsonSchema,
+)
 from pydantic.alias_generators import to_camel
+from pydantic_core import core_schema
 
 
 def _iso(value: datetime) -> str:
@@ -42,3 +49,30 @@ class WireAnswer(Answer):
     """An answer in another wire's own names (an event's snake_case, OpenAI's, Anthropic's)."""
 
     model_config = ConfigDict(alias_generator=None)
+
+
+class Stored:
+    """`Annotated[dict[str, Any], Stored(Model)]`: a JSON object read back from the database,
+    checked against `Model` and documented as it, and written as it was read (jsonb keeps its
+    keys in its own order, which the answer keeps)."""
+
+    def __init__(self, model: type[BaseModel]) -> None:
+        self.model = model
+
+    def __get_pydantic_core_schema__(
+        self, source: object, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_wrap_validator_function(
+            _checked,
+            handler.generate_schema(self.model),
+            serialization=core_schema.plain_serializer_function_ser_schema(_as_read),
+        )
+
+
+def _checked(value: object, model: core_schema.ValidatorFunctionWrapHandler) -> object:
+    model(value)  # refused when it is not the model's shape
+    return value
+
+
+def _as_read(value: object) -> object:
+    return value
