@@ -1,7 +1,7 @@
 """`caller-memory docs ...`: ingest, list, delete and search document collections.
 
 Each prints the HTTP API's body for the same request
-(`worker.http.server.document_bodies`) as JSON on stdout. `ingest` waits until the document is
+(`worker.http.server.answers`) as JSON on stdout. `ingest` waits until the document is
 `ready` (or says why it failed). Logs carry no document text and no query.
 """
 
@@ -17,7 +17,7 @@ import typer
 from memory.config import MemoryConfig
 from memory.contract import Result
 from memory.documents import DEFAULT_NAMESPACE, DEFAULT_TOP_K, Documents
-from worker.http.server import document_bodies as bodies
+from worker.http.server import answers
 from worker.memory_commands import run_with_pool
 from worker.refusal import EXIT_USAGE, Refused, refused
 
@@ -37,7 +37,7 @@ TYPES_BY_SUFFIX = {
 
 
 def _with_documents(
-    call: Callable[[Documents], Awaitable[Result[T]]], body: Callable[[T], dict[str, Any]]
+    call: Callable[[Documents], Awaitable[Result[T]]], answer: Callable[[T], answers.Answer]
 ) -> None:
     async def work(pool: asyncpg.Pool, config: MemoryConfig) -> dict[str, Any]:
         docs = Documents(pool, config)
@@ -48,7 +48,7 @@ def _with_documents(
         if result.error is not None:
             raise refused(result.error)
         assert result.data is not None
-        return body(result.data)
+        return answer(result.data).wire()
 
     run_with_pool(work)
 
@@ -79,7 +79,7 @@ def ingest(
         lambda d: d.ingest(
             raw, source=source or path.name, content_type=media, namespace=namespace, title=title
         ),
-        bodies.document_body,
+        answers.DocumentItem.of,
     )
 
 
@@ -91,17 +91,17 @@ def list_documents(
 ) -> None:
     """List the collections, or one collection's documents with their status."""
     if namespace is None:
-        _with_documents(lambda d: d.collections(), bodies.collections_body)
+        _with_documents(lambda d: d.collections(), answers.Collections.of)
         return
     _with_documents(
-        lambda d: d.documents(namespace), lambda found: bodies.documents_body(namespace, found)
+        lambda d: d.documents(namespace), lambda found: answers.DocumentList.of(namespace, found)
     )
 
 
 @docs_app.command()
 def delete(document_id: Annotated[str, typer.Argument(help="the document's id")]) -> None:
     """Delete a document with its original, chunks and vectors."""
-    _with_documents(lambda d: d.delete(document_id), bodies.document_body)
+    _with_documents(lambda d: d.delete(document_id), answers.DocumentItem.of)
 
 
 @docs_app.command()
@@ -111,4 +111,4 @@ def search(
     top_k: Annotated[int, typer.Option("--top-k", help="hits to return")] = DEFAULT_TOP_K,
 ) -> None:
     """Run the search the agents' tool runs: nearest chunks with scores and metadata."""
-    _with_documents(lambda d: d.retrieve(query, top_k, namespace), bodies.retrieval_body)
+    _with_documents(lambda d: d.retrieve(query, top_k, namespace), answers.DocumentSearch.of)

@@ -23,7 +23,7 @@ from memory.documents import (
     MAX_DOCUMENT_BYTES,
     RagTooLarge,
 )
-from worker.http.server import document_bodies as bodies
+from worker.http.server import answers
 from worker.http.server.context import DOCUMENTS, Route, database_bound, respond, unwrap
 from worker.http.server.request_body import BodyTimedOut, ClientGone, parse_body, read_json
 from worker.http.server.serving import LIMITS
@@ -66,13 +66,13 @@ async def read_upload(request: web.Request) -> bytes:
 
 async def list_collections(request: web.Request) -> web.Response:
     found = unwrap(await request.app[DOCUMENTS].collections())
-    return respond(bodies.collections_body(found))
+    return respond(answers.Collections.of(found).wire())
 
 
 async def list_documents(request: web.Request) -> web.Response:
     namespace = request.match_info["namespace"]
     found = unwrap(await request.app[DOCUMENTS].documents(namespace))
-    return respond(bodies.documents_body(namespace, found))
+    return respond(answers.DocumentList.of(namespace, found).wire())
 
 
 async def upload(request: web.Request) -> web.Response:
@@ -87,12 +87,12 @@ async def upload(request: web.Request) -> web.Response:
         database=database_bound(request),  # each database step; reading has its own bound
     )
     doc = unwrap(await ingest)  # capability check, read, collection, pending row
-    return respond(bodies.document_body(doc), status=202)
+    return respond(answers.DocumentItem.of(doc).wire(), status=202)
 
 
 async def get_document(request: web.Request) -> web.Response:
     doc = unwrap(await request.app[DOCUMENTS].document(request.match_info["documentId"]))
-    return respond(bodies.document_body(doc))
+    return respond(answers.DocumentItem.of(doc).wire())
 
 
 async def download(request: web.Request) -> web.Response:
@@ -110,7 +110,7 @@ async def download(request: web.Request) -> web.Response:
 
 async def delete_document(request: web.Request) -> web.Response:
     doc = unwrap(await request.app[DOCUMENTS].delete(request.match_info["documentId"]))
-    return respond(bodies.document_body(doc))
+    return respond(answers.DocumentItem.of(doc).wire())
 
 
 async def search(request: web.Request) -> web.Response:
@@ -120,7 +120,7 @@ async def search(request: web.Request) -> web.Response:
     namespace, database = request.match_info["namespace"], database_bound(request)
     docs = request.app[DOCUMENTS]
     found = unwrap(await docs.retrieve(body.query, body.top_k, namespace, database=database))
-    return respond(bodies.retrieval_body(found))
+    return respond(answers.DocumentSearch.of(found).wire())
 
 
 ROUTES = (
@@ -131,7 +131,7 @@ ROUTES = (
         "documents:read",
         agents="shared",
         family="documents",
-        answers=((200, bodies.Collections),),
+        answers=((200, answers.Collections),),
         summary="Every document collection with its embedding model",
     ),
     Route(
@@ -141,7 +141,7 @@ ROUTES = (
         "documents:read",
         agents="shared",
         family="documents",
-        answers=((200, bodies.DocumentList),),
+        answers=((200, answers.DocumentList),),
         summary="The documents of one collection with their ingest status",
     ),
     Route(
@@ -153,7 +153,7 @@ ROUTES = (
         family="documents",
         deadline="own",  # the body within its own deadline, reading and chunking within
         # theirs, each database step within the database deadline; embedding in the background
-        answers=((202, bodies.DocumentItem),),
+        answers=((202, answers.DocumentItem),),
         query=("source", "title"),
         upload=CONTENT_TYPES,
         summary="Upload a document (or replace the one of the same source); ingested after",
@@ -167,7 +167,7 @@ ROUTES = (
         family="documents",
         body=DocsSearchBody,
         deadline="own",  # the database's steps within the deadline, the model's within its own
-        answers=((200, bodies.DocumentSearch),),
+        answers=((200, answers.DocumentSearch),),
         summary="The search the agents' tool runs: nearest chunks with scores and metadata",
     ),
     Route(
@@ -177,7 +177,7 @@ ROUTES = (
         "documents:read",
         agents="shared",
         family="documents",
-        answers=((200, bodies.DocumentItem),),
+        answers=((200, answers.DocumentItem),),
         summary="One document's metadata and status",
     ),
     Route(
@@ -197,7 +197,7 @@ ROUTES = (
         "documents:write",
         agents="shared",
         family="documents",
-        answers=((200, bodies.DocumentItem),),
+        answers=((200, answers.DocumentItem),),
         summary="Delete a document with its original, chunks and vectors",
     ),
 )

@@ -5,9 +5,9 @@ alias generator (`base`); an event's own snake_case keeps its names (`WireAnswer
 
 One module per family: `customers` (memory, history, erasure, search), `settings` (settings
 and the registered agents), `sessions` (chat sessions, a turn's run detail), `decisions` (held
-tools' decisions), `health`,
-`extraction`, `activity`, `ops`, `overview`, `voice`, and the common `errors`. Every model is
-importable from here.
+tools' decisions), `documents` (collections, documents, hits), `health`, `extraction`,
+`activity`, `ops`, `overview`, `voice`, and the common `errors`. Every model is importable from
+here; the chat wires' own answers (OpenAI's, Anthropic's) are in `chat_answers`.
 """
 
 from worker.http.server.answers.activity import Activity, ActivityItem
@@ -32,6 +32,14 @@ from worker.http.server.answers.decisions import (
     Decisions,
     PendingItem,
     TakenDecision,
+)
+from worker.http.server.answers.documents import (
+    CollectionItem,
+    Collections,
+    DocumentHit,
+    DocumentItem,
+    DocumentList,
+    DocumentSearch,
 )
 from worker.http.server.answers.errors import ErrorAnswer, ErrorDetail
 from worker.http.server.answers.extraction import Extraction, Guidance, PlatformDefault
@@ -81,12 +89,18 @@ __all__ = [
     "ChatSessionItem",
     "ChatSessions",
     "ChatTurnItem",
+    "CollectionItem",
+    "Collections",
     "Continued",
     "CustomerItem",
     "CustomerMemory",
     "Customers",
     "DecisionItem",
     "Decisions",
+    "DocumentHit",
+    "DocumentItem",
+    "DocumentList",
+    "DocumentSearch",
     "Erased",
     "ErrorAnswer",
     "ErrorDetail",
