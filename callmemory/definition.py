@@ -29,16 +29,16 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from livekit.agents import llm
-
-from callmemory.held_in_calls import call_tools
 from chat import DEFAULT_TOOL_SECONDS, DecisionKind, allowed_kinds, check_reserved
 from memory.config import ConfigError
 from memory.contract import limits
 from memory.documents import NAMESPACE_PATTERN
 from memory.settings import CodeDefaults
+
+if TYPE_CHECKING:  # a definition without tools loads without livekit (the CLI's catalog)
+    from livekit.agents import llm
 
 SEARCH_DOCS = "search_docs"
 """The document search tool a definition with collections is offered on every channel."""
@@ -75,6 +75,8 @@ class AgentDefinition:
     def voice_tools(self) -> list[llm.Tool | llm.Toolset]:
         """The tools for a livekit `Agent` (a call, or livekit's text mode): the agent's own,
         each held one as a stand-in that refuses to run (`callmemory.held_in_calls`)."""
+        from callmemory.held_in_calls import call_tools  # noqa: PLC0415  (livekit's, loaded)
+
         return call_tools(self.tools, self.interrupt_on, self.name)
 
     @property
@@ -132,6 +134,10 @@ def _interrupt_on(
 
 
 def _tools(agent: str, given: tuple[Any, ...]) -> tuple[llm.FunctionTool[..., Any], ...]:
+    if not given:
+        return ()
+    from livekit.agents import llm  # noqa: PLC0415  (given tools: livekit is loaded)
+
     for tool in given:
         if not isinstance(tool, llm.FunctionTool):
             raise DefinitionError(

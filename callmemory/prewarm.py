@@ -24,10 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import asyncpg
 import structlog
-from livekit.agents import JobExecutorType, JobProcess
 
 from callmemory.config import CallConfig, load_call_config
 from callmemory.process import job_database_url
@@ -36,6 +36,9 @@ from infra.database import PoolTimeouts, close_pool
 from memory.config import ConfigError
 from memory.contract import MemoryFailure
 from memory.store import DB_ERRORS
+
+if TYPE_CHECKING:  # livekit loads with the worker, not with `import callmemory` (the CLI)
+    from livekit.agents import JobProcess
 
 log = structlog.get_logger(__name__)
 
@@ -70,6 +73,8 @@ class _HandOver(asyncio.DefaultEventLoopPolicy):
 
 def prewarm(proc: JobProcess) -> None:
     """livekit's setup function: the process's pool connected and checked before any job."""
+    from livekit.agents import JobExecutorType  # noqa: PLC0415  (livekit runs this: loaded)
+
     if proc.executor_type != JobExecutorType.PROCESS:
         return
     try:

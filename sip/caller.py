@@ -16,8 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
 
-from livekit import rtc
+if TYPE_CHECKING:  # the phone rules load without livekit (the CLI, text turns)
+    from livekit import rtc
 
 PHONE_NUMBER_ATTR = "sip.phoneNumber"
 """The external party's number, set by the SIP service; omitted when the trunk hides it."""
@@ -43,7 +45,8 @@ WITHHELD_MARKERS = frozenset(
 MIN_DIGITS = 3
 """Fewer decimal digits than this is not a telephone number ("+", "0", "#1")."""
 _URI_SCHEME = re.compile(r"^(?:sips?|tel):", re.IGNORECASE)
-SIP_KIND = int(rtc.ParticipantKind.PARTICIPANT_KIND_SIP)
+SIP_KIND: Final = 3
+"""livekit's `rtc.ParticipantKind.PARTICIPANT_KIND_SIP` (a test holds them equal)."""
 
 
 @dataclass(frozen=True, slots=True)

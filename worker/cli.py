@@ -14,26 +14,22 @@ prints the room, never the number. `worker` hands its arguments to the LiveKit a
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import sys
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
 
 from callmemory import environment
 from infra.logs import configure_logging
 from memory.config import ConfigError
-from sip.dialing import InvalidDestination, check_destination, check_trunk_id
-from sip.job_metadata import outbound_metadata
-from worker.catalog import UnknownAgent, load_catalog
-from worker.decision_commands import decisions_app
-from worker.dispatcher import Dispatcher, LiveKitFailed
-from worker.docs_commands import docs_app
-from worker.memory_commands import memory_app
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused
-from worker.session_commands import sessions_app
 from worker.voice_settings import LIVEKIT_TOGETHER, TRUNK_VAR, voice_settings
+
+if TYPE_CHECKING:  # livekit's: imported by `dial` alone
+    from worker.dispatcher import Dispatcher
 
 app = typer.Typer(
     name="caller-memory",
@@ -43,10 +39,28 @@ app = typer.Typer(
     rich_markup_mode=None,
     no_args_is_help=True,
 )
-app.add_typer(memory_app, name="memory")
-app.add_typer(docs_app, name="docs")
-app.add_typer(sessions_app, name="sessions")
-app.add_typer(decisions_app, name="decisions")
+GROUPS: Final = {
+    "memory": "worker.memory_commands:memory_app",
+    "docs": "worker.docs_commands:docs_app",
+    "sessions": "worker.session_commands:sessions_app",
+    "decisions": "worker.decision_commands:decisions_app",
+}
+"""The command groups, each imported only when a command line reaches it."""
+
+
+def with_groups(args: Sequence[str]) -> typer.Typer:
+    """`app` with the groups `args` can reach: the one it names, else every one (the help).
+
+    So `caller-memory memory recall ...` imports the memory commands alone: no `livekit`, no
+    web wires (tests/cli/test_imports.py).
+    """
+    names = [args[0]] if args and args[0] in GROUPS else list(GROUPS)
+    added = {group.name for group in app.registered_groups}
+    for name in names:
+        if name not in added:
+            module, attribute = GROUPS[name].split(":")
+            app.add_typer(getattr(importlib.import_module(module), attribute), name=name)
+    return app
 
 
 def print_json(body: dict[str, Any]) -> None:
@@ -54,6 +68,8 @@ def print_json(body: dict[str, Any]) -> None:
 
 
 async def _dial(dispatcher: Dispatcher, agent: str, number: str, trunk: str) -> dict[str, Any]:
+    from sip.job_metadata import outbound_metadata  # noqa: PLC0415  (with `dial` only)
+
     call = await dispatcher.start_outbound(agent, outbound_metadata(number, trunk), trunk)
     return {
         "agentId": agent,
@@ -72,6 +88,11 @@ def dial(
     ] = None,
 ) -> None:
     """Start an outbound call with an agent (validated here before LiveKit is asked)."""
+    # livekit's api and the agents `AGENTS` names: imported by this command alone
+    from sip.dialing import InvalidDestination, check_destination, check_trunk_id  # noqa: PLC0415
+    from worker.catalog import UnknownAgent, load_catalog  # noqa: PLC0415
+    from worker.dispatcher import Dispatcher, LiveKitFailed  # noqa: PLC0415
+
     try:
         read = environment.read(required=(LIVEKIT_TOGETHER,))  # the command's one read
         configure_logging(install_handler=True, fmt=read.log_format)
@@ -115,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     environment.load_env_local()  # each command reads its settings once (and logs as they say)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        result = app(args, standalone_mode=False, prog_name="caller-memory")
+        result = with_groups(args)(args, standalone_mode=False, prog_name="caller-memory")
     except ConfigError as exc:
         print(environment.report(exc), file=sys.stderr)
         return EXIT_USAGE

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from livekit import rtc
 
 from sip.caller import SIP_KIND, ParticipantFacts, judged_part, read_caller, usable_number
 
@@ -79,3 +80,8 @@ def test_withheld_uri_on_a_sip_participant_means_no_number() -> None:
     )
     caller = read_caller(facts)
     assert caller.is_sip and caller.phone_number is None and caller.withheld
+
+
+def test_the_sip_kind_is_livekits() -> None:
+    """`SIP_KIND` is written as a number (`sip.caller` loads without livekit): it is livekit's."""
+    assert int(rtc.ParticipantKind.PARTICIPANT_KIND_SIP) == SIP_KIND

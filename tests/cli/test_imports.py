@@ -1,0 +1,71 @@
+"""The CLI's commands that run no call load no voice stack: no `livekit` module is imported by
+`memory`, `docs` or `sessions` commands, read from `python -X importtime` of the real command
+against the test database (its whole run, not only the import of `worker.cli`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+
+import asyncpg
+import pytest
+
+from memory.settings import CodeDefaults
+from memory.store import Declared, register
+from tests.cli.test_caller_memory import ROOT, STRIPPED
+
+pytestmark = pytest.mark.processes  # starts processes: not in `make check`
+
+COMMANDS = {  # a command line, and a module its work imports (so the report covers the run)
+    ("memory", "recall", "support", "+34111111111"): "worker.http.server.answers",
+    ("memory", "customers", "support"): "memory.store",
+    ("docs", "list"): "memory.documents",
+    ("sessions", "list", "support"): "chat.sessions",
+}
+
+
+def imported(importtime: str) -> set[str]:
+    """The modules an `-X importtime` report names (one per `import time:` line)."""
+    lines = (line for line in importtime.splitlines() if line.startswith("import time:"))
+    return {line.rsplit("|", 1)[1].strip() for line in lines} - {"package"}
+
+
+async def run_timed(args: tuple[str, ...], database_url: str) -> tuple[int, str, set[str]]:
+    """`python -X importtime -m worker.cli *args`: exit code, stdout and the modules imported."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(STRIPPED)}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-X",
+        "importtime",
+        "-m",
+        "worker.cli",
+        *args,
+        env={**env, "DATABASE_URL": database_url},
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 90)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), imported(err.decode())
+
+
+async def test_commands_without_calls_import_no_livekit(
+    database_url: str, pool: asyncpg.Pool
+) -> None:
+    await register(pool, [Declared("support", CodeDefaults(), (), ())], "t", "worker")
+    runs = await asyncio.gather(*(run_timed(args, database_url) for args in COMMANDS))
+    for (args, used), (code, out, modules) in zip(COMMANDS.items(), runs, strict=True):
+        assert code == 0, args
+        assert isinstance(json.loads(out), dict)  # the command ran and printed its body
+        assert used in modules and "worker.http.wires" not in modules
+        assert sorted(m for m in modules if m.split(".")[0] == "livekit") == [], args
+
+
+async def test_the_report_names_livekit_when_a_command_loads_it(database_url: str) -> None:
+    """The check above can fail: `worker --help` (the LiveKit worker's CLI) shows livekit."""
+    code, out, modules = await run_timed(("worker", "--help"), database_url)
+    assert code == 0 and "start" in out
+    assert {"livekit", "livekit.agents"} <= modules
