@@ -228,7 +228,7 @@ def ops(
         except CursorExpired as exc:  # exit 2, like the route's 410, naming where to resume
             raise refused(ErrorInfo(exc.code, exc.message, exc.field)) from None
         cursor = events[-1]["id"] if events else after
-        return {"agentId": agent_id, "events": events, "next": cursor}
+        return answers.OpsLog(agent_id=agent_id, events=events, next=cursor).wire()
 
     _run(work)
 

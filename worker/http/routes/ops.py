@@ -52,7 +52,7 @@ async def get_ops(request: web.Request) -> web.Response:
     agent = agent_of(request, agent_id)
     events = await ops_after(request.app[POOL], agent.name, after, limit)
     cursor = events[-1]["id"] if events else after
-    return respond({"agentId": agent.name, "events": events, "next": cursor})
+    return respond(answers.OpsLog(agent_id=agent.name, events=events, next=cursor).wire())
 
 
 ROUTES = (

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from worker.http.server.answers.base import Answer, Timestamp, WireAnswer
+from worker.http.server.answers.base import Answer, Stored, Timestamp, WireAnswer
 
 
 class OpItem(WireAnswer):
@@ -38,6 +38,8 @@ class OpsEventItem(WireAnswer):
 
 
 class OpsLog(Answer):
-    agentId: str
-    events: list[OpsEventItem]
+    """An agent's events after a cursor; `next`: the cursor to ask with next."""
+
+    agent_id: str
+    events: list[Annotated[dict[str, Any], Stored(OpsEventItem)]]  # as the log kept them
     next: int
