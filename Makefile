@@ -70,5 +70,6 @@ bench: setup
 	$(BIN)/python -m bench.burst_bench
 	$(BIN)/python -m bench.text_session_bench
 	$(BIN)/python -m bench.chat_wire_bench
+	$(BIN)/python -m bench.turn_cost_bench
 	$(BIN)/python -m bench.agui_bench
 	$(BIN)/python -m bench.cli_bench
