@@ -83,17 +83,19 @@ async def test_memory_commands_print_the_http_bodies(
     added = json.loads(out)
     assert_api_shaped(added)
     assert added["revision"] > 0 and [op["op"] for op in added["applied"]] == ["add"]
-    code, out, _ = await run("memory", "recall", "support", USER, "--calls", "100", env=env)
-    recalled = json.loads(out)
-    assert code == 0 and set(recalled) == {"agentId", "userId", "facts", "calls"}
+    recall, history, search = await asyncio.gather(  # reads: together
+        run("memory", "recall", "support", USER, "--calls", "100", env=env),
+        run("memory", "history", "support", USER, env=env),
+        run("memory", "search", "support", "email", "--user", USER, env=env),
+    )
+    recalled = json.loads(recall[1])
+    assert recall[0] == 0 and set(recalled) == {"agentId", "userId", "facts", "calls"}
     assert set(recalled["facts"][0]) == {"id", "content", "createdAt", "updatedAt"}
     assert_api_shaped(recalled)
-    code, out, _ = await run("memory", "history", "support", USER, env=env)
-    assert code == 0 and json.loads(out)["versions"][0]["validTo"] is None
-    assert_api_shaped(json.loads(out))
-    code, out, _ = await run("memory", "search", "support", "email", "--user", USER, env=env)
-    found = json.loads(out)
-    assert code == 0 and found["lexicalOnly"] and found["items"][0]["text"] == "Prefers email."
+    assert history[0] == 0 and json.loads(history[1])["versions"][0]["validTo"] is None
+    assert_api_shaped(json.loads(history[1]))
+    found = json.loads(search[1])
+    assert search[0] == 0 and found["lexicalOnly"] and found["items"][0]["text"] == "Prefers email."
     code, out, _ = await run("memory", "delete-all", "support", USER, env=env)
     assert code == 0 and json.loads(out) == {"agentId": "support", "userId": USER, "deleted": 2}
 

@@ -4,6 +4,7 @@ an unknown agent or decision."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import asyncpg
@@ -36,32 +37,39 @@ async def test_list_and_show(database_url: str, pool: asyncpg.Pool) -> None:
     newer = await parked(pool, "thread-2", "call_2")
     await decide(pool, older, Decision("approve"), 10)
 
-    code, out, err = await run("decisions", "list", "--agent", AGENT, env=env)
+    (code, out, err), (_, pending, _), (_, first, _), (shown_code, one, _) = await asyncio.gather(
+        run("decisions", "list", "--agent", AGENT, env=env),
+        run("decisions", "list", "--status", "pending", env=env),
+        run("decisions", "list", "--limit", "1", env=env),
+        run("decisions", "show", older, env=env),
+    )
     assert code == 0, err
     listed = json.loads(out)["decisions"]
     assert [(d["id"], d["status"]) for d in listed] == [(newer, "pending"), (older, "approved")]
     assert listed[0]["tool"] == "issue_refund" and listed[0]["arguments"] == '{"amount": 5}'
-    code, out, _ = await run("decisions", "list", "--status", "pending", env=env)
-    assert [d["id"] for d in json.loads(out)["decisions"]] == [newer]
-    code, out, _ = await run("decisions", "list", "--limit", "1", env=env)
-    assert [d["id"] for d in json.loads(out)["decisions"]] == [newer]
+    assert [d["id"] for d in json.loads(pending)["decisions"]] == [newer]
+    assert [d["id"] for d in json.loads(first)["decisions"]] == [newer]
 
-    code, out, _ = await run("decisions", "show", older, env=env)
-    shown = json.loads(out)
-    assert code == 0 and shown["status"] == "approved" and shown["decision"]["kind"] == "approve"
+    shown = json.loads(one)
+    assert shown_code == 0 and shown["status"] == "approved"
+    assert shown["decision"]["kind"] == "approve"
     assert (shown["sessionKey"], shown["toolCallId"]) == ("thread-1", "call_1")
 
 
 async def test_an_unknown_agent_or_decision_is_one_line_and_exit_2(database_url: str) -> None:
     env = {"DATABASE_URL": database_url}
-    code, out, err = await run("decisions", "list", "--agent", "nobody", env=env)
+    idents = ("not-a-uuid", "00000000-0000-4000-8000-000000000002")
+    (code, out, err), (status, _, maybe), *shown = await asyncio.gather(  # all at once
+        run("decisions", "list", "--agent", "nobody", env=env),
+        run("decisions", "list", "--status", "maybe", env=env),
+        *(run("decisions", "show", ident, env=env) for ident in idents),
+    )
     assert (code, out) == (2, "")
     assert err.strip().startswith("error: agent_not_found")
-    for ident in ("not-a-uuid", "00000000-0000-4000-8000-000000000002"):
-        code, out, err = await run("decisions", "show", ident, env=env)
+    assert len(shown) == len(idents)
+    for code, out, err in shown:
         assert (code, out) == (2, "")
         assert err.strip() == (
             "error: decision_not_found: decisionId: no decision with this id (field decisionId)"
         )
-    code, _, err = await run("decisions", "list", "--status", "maybe", env=env)
-    assert code == 2 and "maybe" in err
+    assert status == 2 and "maybe" in maybe

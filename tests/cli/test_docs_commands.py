@@ -3,6 +3,7 @@ database and the local embeddings server: JSON on stdout, one line and an exit c
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -33,21 +34,15 @@ async def test_ingest_list_search_delete(
     code, out, err = await run("docs", "ingest", str(page), "--namespace", "help", env=env)
     assert code == 0, err
 
-    code, out, _ = await run("docs", "list", env=env)
-    assert [c["documents"] for c in json.loads(out)["collections"]] == [2]
-    code, out, _ = await run("docs", "list", "--namespace", "help", env=env)
-    assert [d["title"] for d in json.loads(out)["documents"]] == ["Returns policy", "Kettles"]
-
-    code, out, _ = await run(
-        "docs",
-        "search",
-        "return within thirty days",
-        "--namespace",
-        "help",
-        "--top-k",
-        "1",
-        env=env,
+    search = ("docs", "search", "return within thirty days", "--namespace", "help", "--top-k", "1")
+    (_, listed, _), (_, documents, _), (code, out, _) = await asyncio.gather(  # reads: together
+        run("docs", "list", env=env),
+        run("docs", "list", "--namespace", "help", env=env),
+        run(*search, env=env),
     )
+    assert [c["documents"] for c in json.loads(listed)["collections"]] == [2]
+    assert [d["title"] for d in json.loads(documents)["documents"]] == ["Returns policy", "Kettles"]
+
     found = json.loads(out)
     assert code == 0 and found["model"] == EMBEDDING_MODEL
     [hit] = found["hits"]

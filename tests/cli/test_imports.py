@@ -1,5 +1,5 @@
 """The CLI's commands that run no call load no voice stack: no `livekit` module is imported by
-`memory`, `docs` or `sessions` commands, read from `python -X importtime` of the real command
+`memory`, `docs`, `sessions` or `decisions` commands, read from `python -X importtime` of the real command
 against the test database (its whole run, not only the import of `worker.cli`)."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ COMMANDS = {  # a command line, and a module its work imports (so the report cov
     ("memory", "customers", "support"): "memory.store",
     ("docs", "list"): "memory.documents",
     ("sessions", "list", "support"): "chat.sessions",
+    ("decisions", "list"): "chat.decisions",
 }
 
 

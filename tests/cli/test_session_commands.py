@@ -3,6 +3,7 @@ the operator routes' bodies on stdout, one line and exit 2 for an unknown agent 
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import asyncpg
@@ -39,17 +40,19 @@ async def test_list_show_delete(database_url: str, pool: asyncpg.Pool) -> None:
     older = await kept_session(pool, "older", "crm/1", "Hello one.")
     newer = await kept_session(pool, "newer", "crm/2", "Hello two.")
 
-    code, out, err = await run("sessions", "list", AGENT, env=env)
+    (code, out, err), (_, first, _), (shown_code, one, _) = await asyncio.gather(
+        run("sessions", "list", AGENT, env=env),
+        run("sessions", "list", AGENT, "--limit", "1", env=env),
+        run("sessions", "show", AGENT, older, env=env),
+    )
     assert code == 0, err
     listed = json.loads(out)
     assert listed["agentId"] == AGENT
     assert [s["sessionId"] for s in listed["sessions"]] == [newer, older]  # newest first
-    code, out, _ = await run("sessions", "list", AGENT, "--limit", "1", env=env)
-    assert [s["key"] for s in json.loads(out)["sessions"]] == ["newer"]
+    assert [s["key"] for s in json.loads(first)["sessions"]] == ["newer"]
 
-    code, out, _ = await run("sessions", "show", AGENT, older, env=env)
-    shown = json.loads(out)
-    assert code == 0 and shown["session"]["userId"] == "crm/1"
+    shown = json.loads(one)
+    assert shown_code == 0 and shown["session"]["userId"] == "crm/1"
     [turn] = shown["turns"]
     assert (turn["userMessage"], turn["reply"], turn["promptTokens"]) == ("Hi", "Hello one.", 12)
     assert turn["durationMs"] == 41.5
@@ -69,12 +72,16 @@ async def test_list_show_delete(database_url: str, pool: asyncpg.Pool) -> None:
 
 async def test_refusals_name_the_field(database_url: str) -> None:
     env = {"DATABASE_URL": database_url}
-    code, out, err = await run("sessions", "list", "nobody", env=env)
+    limits = (("100", True), ("101", False), ("0", False))
+    (code, out, err), (deleted, _, not_found), *listed = await asyncio.gather(  # all at once
+        run("sessions", "list", "nobody", env=env),
+        run("sessions", "delete", AGENT, "not-a-session-id", env=env),
+        *(run("sessions", "list", AGENT, "--limit", limit, env=env) for limit, _ in limits),
+    )
     assert (code, out) == (2, "") and err.startswith("error: agent_not_found: agentId")
-    code, _, err = await run("sessions", "delete", AGENT, "not-a-session-id", env=env)
-    assert code == 2 and "session_not_found" in err and "(field sessionId)" in err
-    for limit, ok in (("100", True), ("101", False), ("0", False)):
-        code, _, err = await run("sessions", "list", AGENT, "--limit", limit, env=env)
+    assert deleted == 2 and "session_not_found" in not_found
+    assert "(field sessionId)" in not_found
+    for (_, ok), (code, _, err) in zip(limits, listed, strict=True):
         assert (code == 0) is ok, err
         if not ok:
             assert code == 2 and "--limit" in err
