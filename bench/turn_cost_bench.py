@@ -91,6 +91,7 @@ def _by_hand(model_url: str) -> Callable[[web.Request], Awaitable[web.Response]]
             None,
             None,
             None,
+            choice["finish_reason"],
         )
         message = {"role": "assistant", "content": reply, "refusal": None}
         return web.json_response(

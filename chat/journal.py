@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from chat.memory_tools import MEMORY_SAVE
-from chat.progress import progress_json, progress_of, run_json
+from chat.progress import progress_json, progress_of, run_json, run_of
 from chat.session_claim import Claim
 from chat.toolbox import Tool
 from chat.turn_record import TurnRecord, keep_progress
@@ -113,8 +113,12 @@ def kept_json(kept: KeptTurn) -> dict[str, Any]:
 
 
 def kept_of(value: dict[str, Any] | None) -> KeptTurn | None:
+    """The kept turn in either form: the journal's (`kept_json`), or a late record's (the
+    record's own values, `chat.turn_record`: a whole answer)."""
     if value is None:
         return None
+    if "messages" in value:
+        return _recorded(value)
     return KeptTurn(
         str(value["digest"]),
         list(value["new"]),
@@ -122,6 +126,22 @@ def kept_of(value: dict[str, Any] | None) -> KeptTurn | None:
         progress_of(value["turn"]),
         bool(value["complete"]),
     )
+
+
+def _recorded(value: dict[str, Any]) -> KeptTurn:
+    """A record that reached the database too late, as a whole kept turn (a `conversation`
+    keeps no messages: its turn is answered again without them, as it would be recorded)."""
+    messages, new = list(value["messages"]), int(value["newCount"])
+    result = TurnResult(
+        reply=str(value["reply"]),
+        added=messages[new:],
+        prompt_tokens=int(value["promptTokens"]),
+        completion_tokens=int(value["completionTokens"]),
+        duration_ms=float(value["durationMs"]),
+        run=[run_of(r) for r in value["run"]],
+        finish_reason=str(value["finishReason"]),
+    )
+    return KeptTurn(str(value["digest"]), messages[:new], str(value["userMessage"]), result, True)
 
 
 def settled(result: TurnResult) -> TurnResult:

@@ -25,12 +25,16 @@ from memory.store import Queryable, stored_json, stored_text, translated
 _S = "stackbone_platform"
 _TURN_COLUMNS = """session_id, position, messages, user_message, reply, prompt_tokens,
       completion_tokens, duration_ms, run, request_digest"""
+_LATE = """case when $11::int is null then null else jsonb_build_object(
+    'digest', $12::text, 'complete', true, 'newCount', $11::int, 'finishReason', $13::text,
+    'userMessage', $4::text, 'reply', $5::text, 'messages', $3::jsonb, 'promptTokens', $6::int,
+    'completionTokens', $7::int, 'durationMs', $8::float8, 'run', $9::jsonb) end"""
 _RECORD = f"""with timely as (
   select clock_timestamp() < coalesce($10::timestamptz, 'infinity') as yes),
 done as (
   update {_S}.chat_sessions
      set turns = turns + (select yes from timely)::int, updated_at = now(), busy_until = null,
-         progress = case when (select yes from timely) then null else $11::jsonb end
+         progress = case when (select yes from timely) then null else {_LATE} end
    where id = $1 and claim = $2
   returning turns - 1 as position, (select yes from timely) as in_time),
 kept as (
@@ -67,6 +71,8 @@ class TurnRecord:
     duration_ms: float
     run: list[dict[str, Any]] = field(default_factory=list)  # the run detail (`chat.progress`)
     digest: str | None = None  # the request the turn answered (`chat.journal`)
+    new_count: int = 0  # how many of `messages` the client sent (the rest the turn added)
+    finish_reason: str = "stop"
 
 
 def _dumped(value: Any) -> str:
@@ -92,12 +98,13 @@ async def record(
     turn: TurnRecord,
     *,
     until: datetime | None = None,
-    late: dict[str, Any] | None = None,
 ) -> None:
     """Append the turn and free the session in one statement, if the claim is still this
     turn's (`ClaimLost`, nothing written, when another turn took it) and the database runs the
     statement before `until` (its own clock; None: no deadline). A record that runs later keeps
-    `late` as the session's progress instead and frees the session (`RecordLate`)."""
+    the turn, whole, as the session's progress instead (built by the statement from the
+    record's own values: `chat.journal.kept_of` reads it) and frees the session
+    (`RecordLate`)."""
     async with translated(PersistFailed, "session turn"):
         in_time = await db.fetchval(
             _RECORD,
@@ -105,8 +112,9 @@ async def record(
             held.token,
             *_columns(turn),
             until,
-            None if late is None else _dumped(late),
+            None if until is None else turn.new_count,
             turn.digest,
+            turn.finish_reason,
         )
     if in_time is None:
         raise ClaimLost()

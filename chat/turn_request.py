@@ -183,4 +183,6 @@ def turn_record(
         result.duration_ms,
         [run_json(r) for r in result.run],
         digest,
+        len(turn.new) if keep_thread else 0,
+        result.finish_reason,
     )

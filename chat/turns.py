@@ -32,7 +32,6 @@ from chat.journal import (
     KeptTurn,
     SessionJournal,
     cut_record,
-    kept_json,
     kept_of,
     request_digest,
     settled,
@@ -331,8 +330,7 @@ class ChatTurns:
         if result.parked is None:
             digest = request_digest(facts.new, facts.options, facts.client_tools)
             done = turn_record(turn, result, facts.new, session.kind == "session", digest)
-            late = KeptTurn(digest, facts.new, done.user_message, result, complete=True)
-            await record(self.pool, held, done, until=until, late=kept_json(late))
+            await record(self.pool, held, done, until=until)
             return
         parked = HeldTurn(
             held.session_id,

@@ -10,12 +10,13 @@ import asyncpg
 import pytest
 
 from chat import TurnRecord, address_of, open_session
+from chat.journal import kept_of
 from chat.session_claim import claim_turn
 from chat.turn_record import RecordLate, keep_progress, record, record_cut
 
 ADDRESS = address_of("session", "support", "k", "customerId", {"customerId": "crm/1"})
 SAID = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
-TURN = TurnRecord(SAID, "Hi", "Hello", 1, 1, 1.0, digest="d" * 64)
+TURN = TurnRecord(SAID, "Hi", "Hello", 1, 1, 1.0, digest="d" * 64, new_count=1)
 
 
 async def _turns(pool: asyncpg.Pool) -> list[str]:
@@ -35,7 +36,7 @@ async def test_a_record_in_time_is_kept_and_clears_the_progress(pool: asyncpg.Po
     held, _ = await claim_turn(pool, ADDRESS, 60)
     await keep_progress(pool, held, {"digest": "x"})
     until = held.server_time(held.answered_at + 30)
-    await record(pool, held, TURN, until=until, late={"digest": "late"})
+    await record(pool, held, TURN, until=until)
     assert await _turns(pool) == ["Hello"]
     again, progress = await claim_turn(pool, ADDRESS, 60)  # free, and nothing left over
     assert progress is None and again.token == held.token + 1
@@ -51,11 +52,18 @@ async def test_a_record_past_its_deadline_keeps_the_answer_as_progress(
     assert now is not None
     past = now - timedelta(milliseconds=1)
     with pytest.raises(RecordLate):
-        await record(pool, held, TURN, until=past, late={"digest": "late", "complete": True})
+        await record(pool, held, TURN, until=past)
     assert await _turns(pool) == []  # the client was told it failed: not kept
     again, progress = await claim_turn(pool, ADDRESS, 60)  # the session is free at once
-    assert progress == {"digest": "late", "complete": True}
     assert again.token == held.token + 1
+    kept = kept_of(progress)  # the whole answer, for the same request sent again
+    assert kept is not None and kept.complete and kept.digest == "d" * 64
+    assert (kept.new, kept.result.added) == (SAID[:1], SAID[1:])
+    assert (kept.result.reply, kept.user_message, kept.result.finish_reason) == (
+        "Hello",
+        "Hi",
+        "stop",
+    )
 
 
 async def test_a_cut_turn_is_recorded_and_the_claim_kept(pool: asyncpg.Pool) -> None:
