@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 import structlog
 
@@ -28,6 +28,12 @@ from memory.settings import CallSettings, CodeDefaults
 
 log = structlog.get_logger(__name__)
 SEARCH_DOCS = "search_docs"
+MAX_MESSAGES: Final = 256
+"""Messages in one request (on every wire)."""
+MAX_MESSAGE_CHARS: Final = 100_000
+"""Characters of one message's text."""
+MAX_SESSION_KEY_CHARS: Final = 200
+"""Characters of a session's key (printable ASCII)."""
 
 
 @dataclass(frozen=True, slots=True)

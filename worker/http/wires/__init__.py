@@ -2,7 +2,8 @@
 (`agui`: its body `agui_body`, its events `agui_stream`, its resumes `agui_resume`) over
 the one turn service every wire shares (`chat.ChatTurns`: settings, customer, session, tool
 loop, record), reached through `turns` (the agent a request names, the app's service) and
-streamed by `stream`; each wire reads its own body (`openai_body`, `anthropic_body`). Held
+streamed by `stream`; each wire reads its own body (`openai_body`, `anthropic_body`) and the
+headers every wire shares (`turn_headers`). Held
 tools' decisions (`decisions`, the routes) continue a parked turn (`turns.continue_turn`),
 plainly or streamed (`decision_stream`), answering the models of
 `worker.http.server.answers.decisions` (`decision_bodies`: the request).

@@ -37,15 +37,9 @@ from aiohttp import web
 
 from chat import Tool, client_tool
 from chat.identities import InvalidIdentities, check_identities, merge_customer_id
+from chat.turn_request import MAX_MESSAGE_CHARS, MAX_MESSAGES, MAX_SESSION_KEY_CHARS
 from memory.contract import InvalidRequest
-from worker.http.wires.openai_body import (
-    CONVERSATION_HEADER,
-    IDENTITIES_HEADER,
-    MAX_MESSAGE_CHARS,
-    MAX_MESSAGES,
-    MAX_SESSION_KEY_CHARS,
-    SESSION_HEADER,
-)
+from worker.http.wires.turn_headers import CONVERSATION_HEADER, IDENTITIES_HEADER, SESSION_HEADER
 
 MAX_CLIENT_TOOLS: Final = 64
 MAX_TOOL_DESCRIPTION_CHARS: Final = 4_000

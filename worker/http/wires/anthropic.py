@@ -1,14 +1,13 @@
 """`POST /v1/messages`: an Anthropic Messages wire over a catalog agent.
 
 `model` names the agent, `metadata.user_id` supplies `customerId`, and the identity and session
-headers are the OpenAI wire's (`worker.http.wires.openai_body`). This module only reads
-Anthropic's body (`worker.http.wires.anthropic_body`) into the wire-neutral turn and writes
-Anthropic's answer: the turn
-itself (settings, customer, memory tools, session, bounded tool loop) is the one every chat wire
-shares (`worker.http.wires.turns`). With `stream: true` the answer travels as Anthropic's
-server-sent events as the model writes it (`worker.http.wires.stream`). The key comes as
-`x-api-key`, as Anthropic's clients send it, or as a bearer key. Errors on this path use
-Anthropic's error shape (`worker.http.server.errors`).
+headers are every wire's (`worker.http.wires.turn_headers`). This module only reads Anthropic's
+body (`worker.http.wires.anthropic_body`) into a `chat.TurnRequest` and writes Anthropic's
+answer: the turn itself (settings, customer, memory tools, session, bounded tool loop) is
+`chat.ChatTurns`, shared by every chat wire (`worker.http.wires.turns`). With `stream: true` the
+answer travels as Anthropic's server-sent events as the model writes it
+(`worker.http.wires.stream`). The key comes as `x-api-key`, as Anthropic's clients send it, or
+as a bearer key. Errors on this path use Anthropic's error shape (`worker.http.server.errors`).
 """
 
 from __future__ import annotations
@@ -19,8 +18,8 @@ from worker.http.server import chat_answers
 from worker.http.server.context import Route, respond
 from worker.http.server.request_body import parse_body, read_json
 from worker.http.wires.anthropic_body import Events, MessagesBody, message
-from worker.http.wires.openai_body import identities_of, session_of
 from worker.http.wires.stream import stream_turn
+from worker.http.wires.turn_headers import identities_of, session_of
 from worker.http.wires.turns import chat_turns, turn_request
 
 

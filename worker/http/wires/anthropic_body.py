@@ -17,10 +17,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from chat import TurnResult
+from chat.turn_request import MAX_MESSAGE_CHARS, MAX_MESSAGES
 from memory.contract import limits
 from worker.http.server.context import wire_json
 from worker.http.wires.decision_bodies import held_member
-from worker.http.wires.openai_body import MAX_MESSAGE_CHARS, MAX_MESSAGES
 
 MAX_BLOCKS = 64
 Text = Annotated[str, StringConstraints(max_length=MAX_MESSAGE_CHARS)]

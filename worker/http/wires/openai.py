@@ -1,13 +1,12 @@
 """`POST /v1/chat/completions`: an OpenAI-compatible chat wire over a catalog agent.
 
-`model` names the agent. This module reads OpenAI's body and headers
-(`worker.http.wires.openai_body`)
-into a `chat.TurnRequest` and writes OpenAI's answer; the turn itself (settings, customer,
-memory tools, session, bounded tool loop) is `chat.ChatTurns`, shared with the other wires
-(`worker.http.wires.turns`). The answer is OpenAI's completion, or with `stream: true` its
-server-sent chunks as the model writes the answer, ending `data: [DONE]`
-(`worker.http.wires.stream`). Errors on this path use OpenAI's error shape
-(`worker.http.server.errors`).
+`model` names the agent. This module reads OpenAI's body (`worker.http.wires.openai_body`) and
+the headers every wire reads (`worker.http.wires.turn_headers`) into a `chat.TurnRequest` and
+writes OpenAI's answer; the turn itself (settings, customer, memory tools, session, bounded tool
+loop) is `chat.ChatTurns`, shared with the other wires (`worker.http.wires.turns`). The answer
+is OpenAI's completion, or with `stream: true` its server-sent chunks as the model writes the
+answer, ending `data: [DONE]` (`worker.http.wires.stream`). Errors on this path use OpenAI's
+error shape (`worker.http.server.errors`).
 """
 
 from __future__ import annotations
@@ -24,8 +23,9 @@ from worker.http.server import chat_answers
 from worker.http.server.context import Route, respond, wire_json
 from worker.http.server.request_body import parse_body, read_json
 from worker.http.wires.decision_bodies import held_member
-from worker.http.wires.openai_body import ChatBody, identities_of, session_of
+from worker.http.wires.openai_body import ChatBody
 from worker.http.wires.stream import stream_turn
+from worker.http.wires.turn_headers import identities_of, session_of
 from worker.http.wires.turns import chat_turns, turn_request
 
 
