@@ -164,6 +164,14 @@ def settled(result: TurnResult) -> TurnResult:
     return dataclasses.replace(result, added=added, run=run, tool_errors=errors)
 
 
+def without_cut(new: list[Message], cut: list[Message]) -> list[Message]:
+    """The new messages without a leading repeat of the cut turn's (a client that sends the
+    message whose turn failed again, ahead of its next one); all of them if that is all."""
+    if cut and len(new) > len(cut) and new[: len(cut)] == cut:
+        return new[len(cut) :]
+    return new
+
+
 def cut_record(kept: KeptTurn, keep_thread: bool) -> TurnRecord | None:
     """What the thread keeps of a turn that never reached its record: its calls and their
     results, without an answer its client never saw; None when no call of it ran."""

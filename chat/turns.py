@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 import asyncpg
 import structlog
@@ -35,6 +35,7 @@ from chat.journal import (
     kept_of,
     request_digest,
     settled,
+    without_cut,
 )
 from chat.memory_tools import ToolScope, memory_tools
 from chat.model import ConversationModel, Relay
@@ -144,17 +145,17 @@ class ChatTurns:
     ) -> TurnResult:
         held, session = opened.claim, request.session
         new = request.messages if request.reconcile is None else request.reconcile(opened.thread)
+        found = await self._found(held, session, opened, request, new)
         facts = TurnFacts(
             agent.name,
             request.identities,
-            new,
+            found.new,
             request.options,
             opened.settings,
             request.client_tools,
         )
-        turn = self._input(agent, facts, opened.thread, can_park=held is not None)
-        digest = request_digest(new, request.options, request.client_tools)
-        turn, carried = await self._found(held, session, turn, opened.progress, digest)
+        turn = self._input(agent, facts, found.thread, can_park=held is not None)
+        digest, carried = found.digest, found.carried
         if held is not None:
             hearers = replace(hearers, journal=self._journal(held, facts, digest))
         result = await self._answer(held, turn, hearers, carried)
@@ -256,22 +257,29 @@ class ChatTurns:
         self,
         held: Claim | None,
         session: SessionRef | None,
-        turn: TurnInput,
-        progress: dict[str, Any] | None,
-        digest: str,
-    ) -> tuple[TurnInput, KeptTurn | None]:
-        """The kept progress this turn goes on from (the same request again), or the turn with a
-        kept turn of another request first recorded as cut and added to its thread."""
-        kept = kept_of(progress)
+        opened: OpenedTurn,
+        request: TurnRequest,
+        new: list[Message],
+    ) -> _Found:
+        """What the turn starts from: the kept progress it goes on from (the same request
+        again), or, after a kept turn of another request (recorded first as cut and added to
+        the thread), the new messages without those the cut turn already holds (a client that
+        sends the failed message again with its next one)."""
+        digest = request_digest(new, request.options, request.client_tools)
+        kept = kept_of(opened.progress)
         if kept is None or held is None or session is None:
-            return turn, None
+            return _Found(opened.thread, new, digest)
         if kept.digest == digest:
-            return turn, kept
+            return _Found(opened.thread, new, digest, kept)
         cut = cut_record(kept, session.kind == "session")
         if cut is None:
-            return turn, None
+            return _Found(opened.thread, new, digest)
         await self.bounded(record_cut(self.pool, held, cut))
-        return replace(turn, thread=[*turn.thread, *cut.messages]), None
+        thread = [*opened.thread, *cut.messages]
+        if request.reconcile is not None:
+            new = request.reconcile(thread)
+        new = without_cut(new, kept.new)
+        return _Found(thread, new, request_digest(new, request.options, request.client_tools))
 
     def _journal(self, held: Claim, facts: TurnFacts, digest: str) -> Journal:
         kept = KeptTurn(digest, facts.new, last_user_text(facts.new), TurnResult())
@@ -366,6 +374,14 @@ class ChatTurns:
     def _memory_tools(self, scope: ToolScope) -> list[Tool]:
         """The memory tools of a turn, their database steps within the deadline."""
         return memory_tools(self.memory, scope, self.bounded)
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    thread: list[Message]
+    new: list[Message]
+    digest: str
+    carried: KeptTurn | None = None
 
 
 class _Hold:

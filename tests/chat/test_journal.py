@@ -16,6 +16,7 @@ from chat.journal import (
     kept_of,
     request_digest,
     settled,
+    without_cut,
 )
 from chat.model import ToolCall
 from chat.toolbox import Tool, ToolContext, client_tool
@@ -111,3 +112,11 @@ def test_a_kept_turn_round_trips() -> None:
     back = kept_of(json.loads(json.dumps(kept_json(kept))))
     assert back == kept
     assert kept_of(None) is None
+
+
+def test_a_repeat_of_the_cut_turns_message_is_read_once() -> None:
+    nxt = [{"role": "user", "content": "And?"}]
+    assert without_cut([*HI, *nxt], HI) == nxt  # sent again ahead of the next one
+    assert without_cut(HI, HI) == HI  # only that: it is the request itself
+    assert without_cut(nxt, HI) == nxt
+    assert without_cut(nxt, []) == nxt

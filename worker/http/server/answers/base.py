@@ -53,8 +53,8 @@ class WireAnswer(Answer):
 
 class Stored:
     """`Annotated[dict[str, Any], Stored(Model)]`: a JSON object read back from the database,
-    checked against `Model` and documented as it, and written as it was read (jsonb keeps its
-    keys in its own order, which the answer keeps)."""
+    documented as `Model` and written as it was read (jsonb keeps its keys in its own order,
+    which the answer keeps; a row an older version wrote is shown as it is)."""
 
     def __init__(self, model: type[BaseModel]) -> None:
         self.model = model
@@ -70,7 +70,8 @@ class Stored:
 
 
 def _checked(value: object, model: core_schema.ValidatorFunctionWrapHandler) -> object:
-    model(value)  # refused when it is not the model's shape
+    """Documented as the model, never refused: a row an older version wrote (a field it did
+    not have yet) must still be readable."""
     return value
 
 
