@@ -6,6 +6,7 @@ message again with its next one, as AG-UI's does, is not read twice)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 from testkit.model_server import ModelServer
 from tests.held.conftest import CHAT_KEY, bearer, ran
 from tests.held.scripts import CUSTOMER, HEADERS, SESSION_KEY, call, calls, session_turns
-from tests.waiting import eventually
+from tests.waiting import BUSY_MACHINE_SECONDS, eventually
 from tests.web_clients import Client
 
 WIRES = ["openai", "anthropic", "agui"]
@@ -51,10 +52,11 @@ async def _cut_mid_answer(client: Client, wire: str) -> None:
     response = await client.post(path, json=body, headers=headers)
     assert response.status == 200
     seen = b""
-    while DELTA_MARK not in seen:
-        chunk = await response.content.readany()
-        assert chunk, seen  # the stream ended before the answer's first words
-        seen += chunk
+    async with asyncio.timeout(BUSY_MACHINE_SECONDS):  # a stream that stalls fails, never hangs
+        while DELTA_MARK not in seen:
+            chunk = await response.content.readany()
+            assert chunk, seen  # the stream ended before the answer's first words
+            seen += chunk
     response.close()
 
 
