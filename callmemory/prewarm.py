@@ -31,14 +31,15 @@ import structlog
 
 from callmemory.config import CallConfig, load_call_config
 from callmemory.process import job_database_url
-from callmemory.runtime import CLOSE_SECONDS, Runtime, new_runtime
 from infra.database import PoolTimeouts, close_pool
 from memory.config import ConfigError
 from memory.contract import MemoryFailure
 from memory.store import DB_ERRORS
 
-if TYPE_CHECKING:  # livekit loads with the worker, not with `import callmemory` (the CLI)
+if TYPE_CHECKING:  # livekit and the call's runtime load with the worker, not with the CLI
     from livekit.agents import JobProcess
+
+    from callmemory.runtime import Runtime
 
 log = structlog.get_logger(__name__)
 
@@ -75,6 +76,8 @@ def prewarm(proc: JobProcess) -> None:
     """livekit's setup function: the process's pool connected and checked before any job."""
     from livekit.agents import JobExecutorType  # noqa: PLC0415  (livekit runs this: loaded)
 
+    from callmemory.runtime import CLOSE_SECONDS, new_runtime  # noqa: PLC0415  (calls only)
+
     if proc.executor_type != JobExecutorType.PROCESS:
         return
     try:
@@ -102,6 +105,8 @@ def prewarm(proc: JobProcess) -> None:
 
 def job_runtime(proc: JobProcess, config: CallConfig) -> Runtime:
     """The job's runtime: on the process's warm pool (taken once) when it fits, else cold."""
+    from callmemory.runtime import new_runtime  # noqa: PLC0415  (calls only: not the CLI's)
+
     url = job_database_url(config)
     warm = proc.userdata.pop(WARM_KEY, None)
     if not isinstance(warm, WarmPool):
