@@ -4,11 +4,12 @@ Routes never build error answers; they raise. Validation raises `InvalidRequest`
 their `MemoryFailure`s, `unwrap` raises a memory envelope's error as the same typed failure, the
 database deadline raises `Unavailable`, the voice path, the catalog, the chat turns and the key
 check raise their own coded failures (all `memory.contract.CodedError`s), and aiohttp raises
-`HTTPException`s. `error_middleware` catches them all and
-`translate` turns each into a `Problem`; `answer` writes it as `{"error": {code, message,
-field}}` with the status `worker.http.server.statuses` gives the code. A coded failure's message
-names fields and rules, never user content; anything else is a 500 `internal_error` that says
-nothing and is logged by type only (a database error can quote the values it rejected).
+`HTTPException`s. `error_middleware` catches them all and `translate` turns each into a
+`Problem`; `answer` writes it as `{"error": {code, message, field}}` (the models of
+`answers.errors`, a chat wire's own envelope among them) with the status
+`worker.http.server.statuses` gives the code. A coded failure's message names fields and rules,
+never user content; anything else is a 500 `internal_error` that says nothing and is logged by
+type only (a database error can quote the values it rejected).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from aiohttp.typedefs import Handler
 
 from chat.journal import ActedThenFailed, OutcomeUnknown
 from memory.contract import CodedError
+from worker.http.server.answers.errors import AnthropicError, ErrorAnswer
 from worker.http.server.context import respond
 from worker.http.server.failures import StreamsFull
 from worker.http.server.request_body import BodyTimedOut, BodyTooLarge, ClientGone
@@ -128,16 +130,13 @@ def error_body(problem: Problem, wire: Wire = "plain") -> dict[str, Any]:
     """The error's JSON body: ours (`code`, `message`, `field`), on the OpenAI wire with its
     `type` and `param` too, on the Anthropic wire inside Anthropic's envelope with its `type`,
     so each wire's clients read it as their own."""
-    error: dict[str, object] = {
-        "code": problem.code,
-        "message": problem.message,
-        "field": problem.field,
-    }
-    if wire == "openai":
-        error |= {"type": _openai_type(problem.status), "param": problem.field}
+    code, message, field = problem.code, problem.message, problem.field
     if wire == "anthropic":
-        return {"type": "error", "error": {"type": _anthropic_type(problem.status), **error}}
-    return {"error": error}
+        kind = _anthropic_type(problem.status)
+        return AnthropicError.of(kind, code, message, field).wire()
+    if wire == "openai":
+        return ErrorAnswer.openai(code, message, field, _openai_type(problem.status)).wire()
+    return ErrorAnswer.of(code, message, field).wire()
 
 
 def answer(problem: Problem, *, wire: Wire = "plain") -> web.Response:

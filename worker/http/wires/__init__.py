@@ -9,7 +9,7 @@ plainly or streamed (`decision_stream`), answering the models of
 `worker.http.server.answers.decisions` (`decision_bodies`: the request).
 
 The face the app uses: `ROUTES`, and the app key `create_app` fills; other wires use
-`turn_request`, `chat_turns`, `continue_turn` and `held_member`; the CLI shows decisions in
+`turn_request`, `chat_turns` and `continue_turn`; the CLI shows decisions in
 the same models.
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from worker.http.server.context import Route
 from worker.http.wires import agui, anthropic, decisions, openai
-from worker.http.wires.decision_bodies import held_member
 from worker.http.wires.turns import (
     CHAT_TURNS,
     TURN_AGENTS,
@@ -36,6 +35,5 @@ __all__ = [
     "DirectoryAgents",
     "chat_turns",
     "continue_turn",
-    "held_member",
     "turn_request",
 ]

@@ -1,6 +1,6 @@
-"""The decision routes' request (what a person decided) and the `stackbone` member a held turn
-carries on the OpenAI and Anthropic wires. The answers are models in
-`worker.http.server.answers` (still importable from here)."""
+"""The decision routes' request (what a person decided). The answers are models in
+`worker.http.server.answers` (still importable from here); the `stackbone` member a held turn
+carries on the OpenAI and Anthropic wires is `worker.http.server.chat_answers.StackboneMember`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
-from chat import Decision, PendingDecision
+from chat import Decision
 from chat.held import MAX_MESSAGE_CHARS
 from worker.http.server.answers.decisions import (
     Continued,
@@ -17,7 +17,6 @@ from worker.http.server.answers.decisions import (
     PendingItem,
     TakenDecision,
 )
-from worker.http.server.chat_answers import StackboneMember
 
 __all__ = [
     "Continued",
@@ -26,7 +25,6 @@ __all__ = [
     "Decisions",
     "PendingItem",
     "TakenDecision",
-    "held_member",
 ]
 
 
@@ -44,8 +42,3 @@ class DecisionBody(BaseModel):
 
     def decided(self) -> Decision:
         return Decision(self.decision, self.arguments, self.message)
-
-
-def held_member(pending: PendingDecision) -> dict[str, Any]:
-    """The `stackbone` member of a held turn's answer on the OpenAI and Anthropic wires."""
-    return StackboneMember.of(pending).wire()

@@ -11,7 +11,6 @@ error shape (`worker.http.server.errors`).
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,9 +19,9 @@ from aiohttp import web
 
 from chat import TurnResult
 from worker.http.server import chat_answers
+from worker.http.server.chat_events import ChatChunk, ChunkChoice, ChunkDelta, ChunkToolCall
 from worker.http.server.context import Route, respond, wire_json
 from worker.http.server.request_body import parse_body, read_json
-from worker.http.wires.decision_bodies import held_member
 from worker.http.wires.openai_body import ChatBody
 from worker.http.wires.stream import stream_turn
 from worker.http.wires.turn_headers import identities_of, session_of
@@ -38,63 +37,12 @@ async def complete(request: web.Request) -> web.StreamResponse:
     if body.stream:
         include_usage = body.stream_options is not None and body.stream_options.include_usage
         return await stream_turn(request, turn, _Chunks(body.model, include_usage))
-    return respond(_completion(body.model, await chat_turns(request).take(turn)))
+    result = await chat_turns(request).take(turn)
+    return respond(chat_answers.ChatCompletion.of(body.model, result).wire())
 
 
-def _dumps(value: Any) -> str:
-    return wire_json(value)
-
-
-def _usage(result: TurnResult) -> dict[str, int]:
-    total = result.prompt_tokens + result.completion_tokens
-    return {
-        "prompt_tokens": result.prompt_tokens,
-        "completion_tokens": result.completion_tokens,
-        "total_tokens": total,
-    }
-
-
-def _held_call(result: TurnResult) -> dict[str, Any] | None:
-    """The held call as OpenAI's `tool_calls` item (None: the turn did not park)."""
-    held = result.held
-    if held is None:
-        return None
-    function = {"name": held.tool, "arguments": held.arguments}
-    return {"id": held.tool_call_id, "type": "function", "function": function}
-
-
-def _completion(model: str, result: TurnResult) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": result.reply, "refusal": None}
-    held = {} if result.held is None else {"stackbone": held_member(result.held)}
-    if (call := _held_call(result)) is not None:
-        message |= {"content": result.reply or None, "tool_calls": [call]}
-    return held | {
-        "id": f"chatcmpl-{uuid.uuid4().hex}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "logprobs": None,
-                "finish_reason": result.finish_reason,
-            }
-        ],
-        "usage": _usage(result),
-    }
-
-
-def _chunk(ident: str, model: str, choices: list[dict[str, Any]], **extra: Any) -> bytes:
-    body = {
-        "id": ident,
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": model,
-        "choices": choices,
-        **extra,
-    }
-    return f"data: {_dumps(body)}\n\n".encode()
+def _sse(body: dict[str, Any]) -> bytes:
+    return f"data: {wire_json(body)}\n\n".encode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,30 +54,32 @@ class _Chunks:
     include_usage: bool
     ident: str = field(default_factory=lambda: f"chatcmpl-{uuid.uuid4().hex}")
 
+    def _chunk(self, *choices: ChunkChoice) -> ChatChunk:
+        return ChatChunk.of(self.ident, self.model, *choices)
+
     def opening(self) -> bytes:
-        role = {"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}
-        return _chunk(self.ident, self.model, [role])
+        role = ChunkDelta(role="assistant", content="")
+        return _sse(self._chunk(ChunkChoice.of(role)).wire())
 
     def delta(self, text: str) -> bytes:
-        choice = {"index": 0, "delta": {"content": text}, "finish_reason": None}
-        return _chunk(self.ident, self.model, [choice])
+        return _sse(self._chunk(ChunkChoice.of(ChunkDelta(content=text))).wire())
 
     def closing(self, result: TurnResult) -> bytes:
-        done = {"index": 0, "delta": {}, "finish_reason": result.finish_reason}
         last = b""
-        if (call := _held_call(result)) is not None:
-            delta = {"tool_calls": [{"index": 0, **call}]}
-            last = _chunk(
-                self.ident, self.model, [{"index": 0, "delta": delta, "finish_reason": None}]
-            )
-        extra = {} if result.held is None else {"stackbone": held_member(result.held)}
-        last += _chunk(self.ident, self.model, [done], **extra)
+        done = self._chunk(ChunkChoice.of(ChunkDelta(), result.finish_reason))
+        if result.held is not None:
+            call = ChunkDelta(tool_calls=[ChunkToolCall.of(result.held)])
+            last = _sse(self._chunk(ChunkChoice.of(call)).wire())
+            done.stackbone = chat_answers.StackboneMember.of(result.held)
+        last += _sse(done.wire())
         if self.include_usage:
-            last += _chunk(self.ident, self.model, [], usage=_usage(result))
+            usage = self._chunk()
+            usage.usage = chat_answers.ChatUsage.of(result)
+            last += _sse(usage.wire())
         return last + b"data: [DONE]\n\n"
 
     def failure(self, body: dict[str, Any]) -> bytes:
-        return f"data: {_dumps(body)}\n\n".encode()
+        return _sse(body)
 
 
 ROUTES = (

@@ -6,8 +6,9 @@ alias generator (`base`); an event's own snake_case keeps its names (`WireAnswer
 One module per family: `customers` (memory, history, erasure, search), `settings` (settings
 and the registered agents), `sessions` (chat sessions, a turn's run detail), `decisions` (held
 tools' decisions), `documents` (collections, documents, hits), `health`, `extraction`,
-`activity`, `ops`, `overview`, `voice`, and the common `errors`. Every model is importable from
-here; the chat wires' own answers (OpenAI's, Anthropic's) are in `chat_answers`.
+`activity`, `ops`, `overview`, `voice`, and the `errors` (ours, and the chat wires' own
+envelopes). Every model is importable from here; the chat wires' own answers (OpenAI's,
+Anthropic's) are in `chat_answers`, their streams' pieces in `chat_events`.
 """
 
 from worker.http.server.answers.activity import Activity, ActivityItem
@@ -41,7 +42,12 @@ from worker.http.server.answers.documents import (
     DocumentList,
     DocumentSearch,
 )
-from worker.http.server.answers.errors import ErrorAnswer, ErrorDetail
+from worker.http.server.answers.errors import (
+    AnthropicError,
+    AnthropicErrorDetail,
+    ErrorAnswer,
+    ErrorDetail,
+)
 from worker.http.server.answers.extraction import Extraction, Guidance, PlatformDefault
 from worker.http.server.answers.health import Health
 from worker.http.server.answers.ops import OpItem, OpsEventItem, OpsLog, OpsMemory
@@ -81,6 +87,8 @@ __all__ = [
     "AgentCounts",
     "AgentRemoved",
     "Answer",
+    "AnthropicError",
+    "AnthropicErrorDetail",
     "AppliedItem",
     "Binding",
     "CallItem",

@@ -1,8 +1,12 @@
-"""The one error answer every route may give (`worker.http.server.errors` writes it)."""
+"""The error answers (`worker.http.server.errors` builds them from a failure): ours, which every
+route may give, with OpenAI's own `type` and `param` on the OpenAI-compatible wire, and
+Anthropic's envelope on the Anthropic Messages wire."""
 
 from __future__ import annotations
 
-from worker.http.server.answers.base import Answer
+from typing import Literal, Self
+
+from worker.http.server.answers.base import Answer, WireAnswer
 
 
 class ErrorDetail(Answer):
@@ -18,3 +22,33 @@ class ErrorAnswer(Answer):
     """Every error: the status follows from the code (`worker.http.server.statuses`)."""
 
     error: ErrorDetail
+
+    @classmethod
+    def of(cls, code: str, message: str, field: str | None) -> Self:
+        return cls(error=ErrorDetail(code=code, message=message, field=field))
+
+    @classmethod
+    def openai(cls, code: str, message: str, field: str | None, kind: str) -> Self:
+        """With OpenAI's `type` (`kind`) and `param` (the field again)."""
+        detail = ErrorDetail(code=code, message=message, field=field, type=kind, param=field)
+        return cls(error=detail)
+
+
+class AnthropicErrorDetail(WireAnswer):
+    type: str  # Anthropic's error type (invalid_request_error, not_found_error, ...)
+    code: str
+    message: str
+    field: str | None
+
+
+class AnthropicError(WireAnswer):
+    """An error on the Anthropic Messages wire, in Anthropic's envelope."""
+
+    type: Literal["error"]
+    error: AnthropicErrorDetail
+
+    @classmethod
+    def of(cls, kind: str, code: str, message: str, field: str | None) -> Self:
+        """`kind`: Anthropic's error type."""
+        detail = AnthropicErrorDetail(type=kind, code=code, message=message, field=field)
+        return cls(type="error", error=detail)
