@@ -62,6 +62,7 @@ lint: setup
 bench: setup
 	$(BIN)/python -m bench.memory_bench
 	$(BIN)/python -m bench.recall_bench
+	$(BIN)/python -m bench.add_route_bench
 	$(BIN)/python -m bench.voice_bench
 	$(BIN)/python -m bench.first_audio_bench
 	$(BIN)/python -m bench.search_bench

@@ -2,7 +2,8 @@
 in every worker's main process (on its sweeper's pool, `worker.sweeping`).
 
 Every `interval_seconds` it deletes the `memory.ops` events older than the window, in batches
-(`memory.store.expire_ops`). Any number of processes may run it at once, with no lock or
+(`memory.store.expire_ops`), and the idempotency keys of adds over HTTP older than 24 hours
+(`memory.store.expire_keys`). Any number of processes may run it at once, with no lock or
 leader: a batch skips the rows another one holds, and deleting what is already gone is a no-op.
 A failed pass is logged by type and tried again at the next interval; the task's own end (a
 bug) is retrieved and logged (`worker.periodic`).
@@ -18,7 +19,7 @@ import asyncpg
 import structlog
 
 from memory.contract import MemoryFailure
-from memory.store import expire_ops
+from memory.store import KEY_LIFE_SECONDS, expire_keys, expire_ops
 from worker.periodic import running_every
 
 log = structlog.get_logger(__name__)
@@ -41,7 +42,9 @@ class RetentionConfig:
 
 
 async def retention_pass(pool: asyncpg.Pool, config: RetentionConfig) -> int | None:
-    """One pass; the number of events deleted, or None when it failed (logged by type)."""
+    """One pass; the number of events deleted, or None when it failed (logged by type). The
+    idempotency keys of adds over HTTP past their 24 hours go in the same pass
+    (`keys_pass`)."""
     try:
         deleted = await expire_ops(pool, config.window_seconds, batch=config.batch)
     except MemoryFailure as exc:
@@ -49,6 +52,20 @@ async def retention_pass(pool: asyncpg.Pool, config: RetentionConfig) -> int | N
         return None
     if deleted:
         log.info("ops_retention.expired", events=deleted, days=config.days)
+    await keys_pass(pool, config)
+    return deleted
+
+
+async def keys_pass(pool: asyncpg.Pool, config: RetentionConfig) -> int | None:
+    """Delete the idempotency keys older than their life, in batches; how many, or None when
+    it failed (logged by type; the keys are claimed again as new past their life anyway)."""
+    try:
+        deleted = await expire_keys(pool, KEY_LIFE_SECONDS, batch=config.batch)
+    except MemoryFailure as exc:
+        log.warning("idempotency_retention.failed", error_code=exc.code)
+        return None
+    if deleted:
+        log.info("idempotency_retention.expired", keys=deleted)
     return deleted
 
 

@@ -38,6 +38,7 @@ class CallMetadata:
     duration_seconds: float | None = None
     outcome: str | None = None
     run_id: str | None = None
+    channel: str | None = None  # where the conversation came from (`http`, `crm`); None: unknown
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from memory.contract._models import CallMetadata, Role, Utterance
 from memory.contract._strict_json import FORBIDDEN_RULE, forbidden_character
 
 _ROLES: frozenset[str] = frozenset(get_args(Role))
-_CALL_KEYS = frozenset({"started_at", "duration_seconds", "outcome", "run_id"})
+_CALL_KEYS = frozenset({"started_at", "duration_seconds", "outcome", "run_id", "channel"})
 _MESSAGE_KEYS = frozenset({"role", "content", "name", "tool_call_id", "tool_calls"})
 
 
@@ -170,6 +170,7 @@ def call_metadata(value: object) -> CallMetadata:
         duration_seconds=_duration(value.get("duration_seconds")),
         outcome=_optional_text(value.get("outcome"), "call.outcome", limits.MAX_OUTCOME_CHARS),
         run_id=_optional_text(value.get("run_id"), "call.run_id", limits.MAX_RUN_ID_CHARS),
+        channel=_optional_text(value.get("channel"), "call.channel", limits.MAX_CHANNEL_CHARS),
     )
 
 

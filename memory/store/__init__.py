@@ -1,7 +1,7 @@
 """Postgres access for memory: the SQL of facts, calls, revisions, history, settings and their
-activity log, the shared extraction settings, the ops log and call journals. Database
-exceptions become typed memory failures here (`translated`), once. Search keeps its own SQL in
-`memory.search`.
+activity log, the shared extraction settings, the ops log, call journals and the idempotency
+keys of adds over HTTP. Database exceptions become typed memory failures here (`translated`),
+once. Search keeps its own SQL in `memory.search`.
 """
 
 from memory.store import _extraction_settings as extraction_settings_store
@@ -21,6 +21,16 @@ from memory.store._customers import DEFAULT_CUSTOMERS, MAX_CUSTOMERS, Customer, 
 from memory.store._db_errors import DB_ERRORS, MISSING, privileges, translated
 from memory.store._extraction_settings import ExtractionSettings
 from memory.store._facts import DIRECT_WRITE, MemoryStore, Snapshot
+from memory.store._idempotency import (
+    KEY_LIFE_SECONDS,
+    Claimed,
+    Found,
+    KeyOf,
+    claim_key,
+    expire_keys,
+    keep_answer,
+    release_key,
+)
 from memory.store._journal import (
     ClaimedJournal,
     HeardTurns,
@@ -56,6 +66,7 @@ __all__ = [
     "DEFAULT_CUSTOMERS",
     "DEFAULT_LIMIT",
     "DIRECT_WRITE",
+    "KEY_LIFE_SECONDS",
     "MAX_CURSOR",
     "MAX_CUSTOMERS",
     "MAX_LIMIT",
@@ -63,14 +74,17 @@ __all__ = [
     "ActivityEntry",
     "AgentOverview",
     "AgentSource",
+    "Claimed",
     "ClaimedJournal",
     "Customer",
     "Declared",
     "ExtractionSettings",
     "FailedSaves",
+    "Found",
     "HeardTurns",
     "JournalEntry",
     "JournalHeader",
+    "KeyOf",
     "MemoryStore",
     "Opened",
     "Queryable",
@@ -78,15 +92,18 @@ __all__ = [
     "Snapshot",
     "StoredSettings",
     "append_entries",
+    "claim_key",
     "claim_silent",
     "customers_after",
     "drop_claimed",
     "drop_journal",
+    "expire_keys",
     "expire_ops",
     "expire_ops_batch",
     "extraction_settings_store",
     "heard_turns",
     "journal_entries",
+    "keep_answer",
     "list_activity",
     "load_call_settings",
     "load_settings",
@@ -102,6 +119,7 @@ __all__ = [
     "record_interrupted",
     "register",
     "registered",
+    "release_key",
     "save_settings",
     "settings_store",
     "start_swept_save",

@@ -242,8 +242,9 @@ class MemoryStore:
 
     async def delete_all(self, agent_id: str, user_id: str) -> int:
         """Erase one pair's facts, call records, fact history, ops log rows, call journals
-        (with their heard text) and the agent's chat sessions that named the person under any
-        identity (with their turns); bump (never drop) its revision.
+        (with their heard text), the agent's chat sessions that named the person under any
+        identity (with their turns) and the idempotency keys of adds over HTTP (with their
+        answers); bump (never drop) its revision.
 
         The count is facts plus call records, as the contract defines it (history not counted).
         """
@@ -273,7 +274,9 @@ class MemoryStore:
                      j as (delete from {_S}.call_journals
                         where agent_id = $1 and user_id = $2),
                      s as (delete from {_S}.chat_sessions
-                        where agent_id = $1 and customers @> array[$2]::text[])
+                        where agent_id = $1 and customers @> array[$2]::text[]),
+                     i as (delete from {_S}.memory_idempotency
+                        where agent_id = $1 and user_id = $2)
                 select (select count(*) from f) + (select count(*) from c)""",
                 agent_id,
                 user_id,

@@ -15,9 +15,10 @@ Data-modifying CTEs do, in one statement, what used to be nine round trips in a 
 4. `del`, `upd` and `ins` apply the plan; `closed` moves the versions that deletes and updates
    end into `memory_fact_versions`; `pruned` drops that person's oldest closed versions beyond
    the bound (how many follows from the counter, without counting rows); `call` inserts the
-   call record (unless the write is a pass without one, `$18`) and `calls_pruned` drops the
-   person's call records beyond `MAX_CALL_RECORDS`, oldest first; `ops` and `logged` append the
-   `memory.ops` event's row to the ops log when anything changed (`memory.ops`).
+   call record (unless the write is a pass without one, `$18`; with the channel the caller
+   named, `$20`) and `calls_pruned` drops the person's call records beyond `MAX_CALL_RECORDS`,
+   oldest first; `ops` and `logged` append the `memory.ops` event's row to the ops log when
+   anything changed (`memory.ops`).
 5. The call's journal (`memory.store._journal`, found by the call's run id, the job id):
    a write with the call record deletes it (`journal_saved`), so what the call heard is either
    in its journal or saved, never both; a turn pass moves its `covered` mark instead
@@ -130,9 +131,9 @@ WRITE = f"""with old as (
             from rev r, k), 0)) p)
 ), call as (
     insert into {_S}.memory_calls (agent_id, user_id, started_at, duration_seconds, outcome,
-        run_id, summary, created_at)
+        run_id, summary, created_at, channel)
     select $1, $2, coalesce($8::timestamptz, now()), $9::float8, $10::text, $11::text,
-        $12::text, now()
+        $12::text, now(), $20::text
     where {_GATE} and $18::boolean
     returning id, seq, summary, started_at, created_at, duration_seconds, outcome, run_id
 ), calls_pruned as (
@@ -194,7 +195,7 @@ def arguments(
     *,
     context: PassContext,
 ) -> tuple[object, ...]:
-    """The statement's parameters, $1..$19, in order."""
+    """The statement's parameters, $1..$20, in order."""
     return (
         agent_id,
         user_id,
@@ -215,6 +216,7 @@ def arguments(
         context.final,
         context.with_call,
         context.covers,
+        call.channel,
     )
 
 

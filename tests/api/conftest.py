@@ -34,6 +34,7 @@ KEYS: dict[str, tuple[str, list[str]]] = {
     "config-writer": ("config-writer-secret-0123456789", ["config:write"]),
     "memory-reader": ("memory-reader-secret-0123456789", ["memory:read"]),
     "memory-eraser": ("memory-eraser-secret-0123456789", ["memory:delete"]),
+    "memory-writer": ("memory-writer-secret-0123456789", ["memory:write"]),
     "docs-reader": ("docs-reader-secret-0123456789ab", ["documents:read"]),
     "nobody": ("nobody-secret-0123456789abcdefg", []),
     "sales-only": ("sales-only-secret-0123456789abc", list(SCOPES)),

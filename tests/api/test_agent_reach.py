@@ -60,6 +60,9 @@ ONE: dict[tuple[str, str], Builder] = {
     ("POST", "/api/memory/customers/{agentId}/delete-all"): _path(
         "/api/memory/customers/{agentId}/delete-all", {"userId": USER}
     ),
+    ("POST", "/api/memory/customers/{agentId}/add"): _path(
+        "/api/memory/customers/{agentId}/add", {"userId": USER, "content": "Hi"}
+    ),
     ("POST", "/api/memory/customers/{agentId}/search"): _path(
         "/api/memory/customers/{agentId}/search", {"query": "Corolla"}
     ),

@@ -256,6 +256,30 @@ async def _seed(memory: Memory, server: ModelServer) -> None:
     assert (await memory.add("Worth keeping.", "support", USER)).error is None
 
 
+async def _adds(
+    client: Client, server: ModelServer, document: dict[str, Any]
+) -> set[tuple[str, str]]:
+    """The add route: a write, its retry under the same key (the first answer, no model
+    call), the key with another body (409), a key without memory:write (403), blank content."""
+    path, key = "/api/memory/customers/support/add", {"Idempotency-Key": "openapi-1"}
+    server.answer([add_op("Moved to Madrid.")], "Moved.")
+    sent = {"userId": USER, "content": "I moved to Madrid.", "call": {"channel": "crm"}}
+    answered = set()
+    for body, name, headers, status in (
+        (sent, "memory-writer", key, 200),
+        (sent, "memory-writer", key, 200),
+        ({**sent, "content": "Another."}, "memory-writer", key, 409),
+        (sent, "memory-reader", key, 403),
+        ({**sent, "content": " "}, "admin", {}, 400),
+    ):
+        response = await client.post(path, json=body, headers={**auth(name), **headers})
+        assert response.status == status, await response.text()
+        if _check(document, "POST", path, status, await response.json()) != "default":
+            answered.add(("POST", path))
+    assert len(server.requests) == 3  # the seed's two adds and one add here
+    return answered
+
+
 def _operation(document: dict[str, Any], method: str, path: str) -> dict[str, Any]:
     bare = path.split("?", 1)[0]
     for template, operations in document["paths"].items():
@@ -292,11 +316,13 @@ async def test_every_answer_matches_the_document(  # noqa: PLR0917 - its fixture
     memory_config: MemoryConfig,
 ) -> None:
     await _seed(memory, model_server)
+    document = await (await client.get("/api/openapi.json")).json()
+    added = await _adds(client, model_server, document)  # before the chat turns' answers
     model_server.answer_text("Hello.")  # the chat turn
     model_server.answer_text("Hello.")  # the Anthropic Messages turn
-    document = await (await client.get("/api/openapi.json")).json()
     Draft202012Validator.check_schema({"$defs": document["components"]["schemas"]})
     doc, answered = await _document_uploads(client, document)
+    answered |= added
     answered.add(await _ops_stream(client, document))
     model_server.answer_text("Hello.")  # the AG-UI run
     answered.add(await _agui_run(client, document))

@@ -18,6 +18,7 @@ BODIES: Final[dict[str, Any]] = {
     "SettingsBody": {"read": True},
     "RecallBody": {"userId": USER},
     "PersonBody": {"userId": USER},
+    "AddBody": {"userId": USER, "content": "I moved to Madrid."},
     "SearchBody": {"query": "dog"},
     "DraftBody": {"text": "Prefer the caller's words."},
     "ModelBody": {"model": "gpt-x"},

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from worker.http.routes import (
     activity,
+    customer_add,
     customers,
     documents,
     extraction,
@@ -31,6 +32,7 @@ ROUTES: tuple[Route, ...] = (
     *health.ROUTES,
     *settings.ROUTES,
     *customers.ROUTES,
+    *customer_add.ROUTES,
     *search.ROUTES,
     *extraction.ROUTES,
     *activity.ROUTES,

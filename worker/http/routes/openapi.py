@@ -58,7 +58,12 @@ def _parameters(route: Route) -> list[dict[str, Any]]:
         {"name": name, "in": "query", "required": False, "schema": {"type": "string"}}
         for name in route.query
     ]
-    return path + query
+    string = {"type": "string"}
+    headers = [
+        {"name": name, "in": "header", "required": False, "description": what, "schema": string}
+        for name, what in route.headers
+    ]
+    return path + query + headers
 
 
 def _operation(route: Route) -> dict[str, Any]:
@@ -68,6 +73,8 @@ def _operation(route: Route) -> dict[str, Any]:
     errors = _ref(route.errors or ErrorAnswer)
     responses["default"] = _json(errors, "an error; the status follows from its code")
     operation: dict[str, Any] = {"summary": route.summary, "responses": responses}
+    if route.description:
+        operation["description"] = route.description
     if parameters := _parameters(route):
         operation["parameters"] = parameters
     if route.body is not None:

@@ -35,6 +35,7 @@ Scope = Literal[
     "config:read",
     "config:write",
     "memory:read",
+    "memory:write",
     "memory:delete",
     "voice:rooms",
     "voice:calls",
@@ -47,6 +48,7 @@ SCOPES: tuple[Scope, ...] = (
     "config:read",
     "config:write",
     "memory:read",
+    "memory:write",  # adds over HTTP (`POST /api/memory/customers/{agentId}/add`); not read
     "memory:delete",
     "voice:rooms",
     "voice:calls",

@@ -94,7 +94,9 @@ class Route:
     body: type[BaseModel] | None = None
     answers: tuple[tuple[int, type[BaseModel]], ...] = ()
     query: tuple[str, ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()  # request headers it reads: (name, what it is)
     summary: str = ""
+    description: str = ""
     upload: tuple[str, ...] = ()  # media types of a raw (non-JSON) request body
     download: tuple[str, ...] = ()  # media types of a raw 200 answer
     api_key_header: bool = False  # the key may also come as `x-api-key` (Anthropic's clients)

@@ -22,6 +22,9 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "memory_schema_missing": 503,
         "memory_unavailable": 503,
         "capability_unavailable": 503,
+        # adds over HTTP with an Idempotency-Key
+        "idempotency_key_reused": 409,
+        "idempotency_key_in_progress": 409,
         # document collections
         "rag_invalid_request": 400,
         "rag_too_large": 413,
