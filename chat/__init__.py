@@ -5,101 +5,214 @@ The wires (the OpenAI, Anthropic and AG-UI routes and decisions in `worker.http`
 transport's fields and headers into plain values (`TurnRequest`) and `ChatTurns` runs the turn
 (open, hold, run, park or record, release); a LiveKit text session (`callmemory.text`) binds
 its turns with `bind_turn`. The identities map's rules are in `chat.identities`.
+
+Each public name is imported on first use (`_HOMES`), so a module that needs one piece (the
+CLI's `sessions` and `decisions` commands: `chat.sessions`, `chat.decisions`) does not load the
+conversation model's client or the turn service with it.
 """
 
-from chat.binding import TurnBinding, attribute_identities, bind_turn
-from chat.config import ChatConfig
-from chat.customer import (
-    CUSTOMER_ID,
-    SessionKind,
-    select_customer,
-    session_customers,
-    session_id,
-    session_scope,
-)
-from chat.decisions import (
-    Decided,
-    DecisionRow,
-    HeldTurn,
-    check_decision_id,
-    decide,
-    decision_json,
-    list_decisions,
-    mark_failed,
-    park,
-    read_decision,
-)
-from chat.held import (
-    DECISION_KINDS,
-    Decision,
-    DecisionKind,
-    DecisionNotFound,
-    DecisionPending,
-    DecisionTaken,
-    HeldNeedsSession,
-    InvalidDecision,
-    PendingDecision,
-    allowed_kinds,
-    check_decision,
-    held_kinds,
-    ordered,
-)
-from chat.journal import ActedThenFailed, OutcomeUnknown
-from chat.memory_tools import (
-    MEMORY_READ,
-    MEMORY_SAVE,
-    RESERVED,
-    ReservedToolName,
-    ToolName,
-    ToolScope,
-    check_reserved,
-    memory_tools,
-    offered_tools,
-    run_tool,
-    tool_specs,
-)
-from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay, ToolCall
-from chat.progress import run_json
-from chat.session_claim import Claim, ClaimLost, OpenedTurn, address_of, open_turn, renew
-from chat.session_lease import LEASE_SECONDS, kept_lease
-from chat.sessions import (
-    MAX_LIST,
-    SessionAddress,
-    SessionBusy,
-    SessionNotFound,
-    SessionRow,
-    TurnRecord,
-    TurnRow,
-    check_session_id,
-    claim,
-    delete_session,
-    list_sessions,
-    open_session,
-    record,
-    release,
-    thread,
-)
-from chat.tool_loop import Resume, ToolObserver, TurnInput, TurnResult, run_turn
-from chat.toolbox import (
-    DEFAULT_TOOL_SECONDS,
-    InvalidArguments,
-    NoToolContext,
-    Tool,
-    ToolContext,
-    ToolOutcome,
-    ToolRefused,
-    bind_call,
-    bind_context,
-    bound_context,
-    client_tool,
-    run_tool_call,
-    toolset,
-    unbind_call,
-)
-from chat.turn_record import RecordLate
-from chat.turn_request import SessionRef, TurnAgent, TurnAgents, TurnRequest
-from chat.turn_result import ToolRun
-from chat.turns import ChatTurns
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chat.binding import TurnBinding, attribute_identities, bind_turn
+    from chat.config import ChatConfig
+    from chat.customer import (
+        CUSTOMER_ID,
+        SessionKind,
+        select_customer,
+        session_customers,
+        session_id,
+        session_scope,
+    )
+    from chat.decisions import (
+        Decided,
+        DecisionRow,
+        HeldTurn,
+        check_decision_id,
+        decide,
+        decision_json,
+        list_decisions,
+        mark_failed,
+        park,
+        read_decision,
+    )
+    from chat.held import (
+        DECISION_KINDS,
+        Decision,
+        DecisionKind,
+        DecisionNotFound,
+        DecisionPending,
+        DecisionTaken,
+        HeldNeedsSession,
+        InvalidDecision,
+        PendingDecision,
+        allowed_kinds,
+        check_decision,
+        held_kinds,
+        ordered,
+    )
+    from chat.journal import ActedThenFailed, OutcomeUnknown
+    from chat.memory_tools import (
+        MEMORY_READ,
+        MEMORY_SAVE,
+        RESERVED,
+        ReservedToolName,
+        ToolName,
+        ToolScope,
+        check_reserved,
+        memory_tools,
+        offered_tools,
+        run_tool,
+        tool_specs,
+    )
+    from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay, ToolCall
+    from chat.progress import run_json
+    from chat.session_claim import Claim, ClaimLost, OpenedTurn, address_of, open_turn, renew
+    from chat.session_lease import LEASE_SECONDS, kept_lease
+    from chat.sessions import (
+        MAX_LIST,
+        SessionAddress,
+        SessionBusy,
+        SessionNotFound,
+        SessionRow,
+        TurnRecord,
+        TurnRow,
+        check_session_id,
+        claim,
+        delete_session,
+        list_sessions,
+        open_session,
+        record,
+        release,
+        thread,
+    )
+    from chat.tool_loop import Resume, ToolObserver, TurnInput, TurnResult, run_turn
+    from chat.toolbox import (
+        DEFAULT_TOOL_SECONDS,
+        InvalidArguments,
+        NoToolContext,
+        Tool,
+        ToolContext,
+        ToolOutcome,
+        ToolRefused,
+        bind_call,
+        bind_context,
+        bound_context,
+        client_tool,
+        run_tool_call,
+        toolset,
+        unbind_call,
+    )
+    from chat.turn_record import RecordLate
+    from chat.turn_request import SessionRef, TurnAgent, TurnAgents, TurnRequest
+    from chat.turn_result import ToolRun
+    from chat.turns import ChatTurns
+
+_HOMES: dict[str, tuple[str, str]] = {
+    "TurnBinding": ("chat.binding", "TurnBinding"),
+    "attribute_identities": ("chat.binding", "attribute_identities"),
+    "bind_turn": ("chat.binding", "bind_turn"),
+    "ChatConfig": ("chat.config", "ChatConfig"),
+    "CUSTOMER_ID": ("chat.customer", "CUSTOMER_ID"),
+    "SessionKind": ("chat.customer", "SessionKind"),
+    "select_customer": ("chat.customer", "select_customer"),
+    "session_customers": ("chat.customer", "session_customers"),
+    "session_id": ("chat.customer", "session_id"),
+    "session_scope": ("chat.customer", "session_scope"),
+    "Decided": ("chat.decisions", "Decided"),
+    "DecisionRow": ("chat.decisions", "DecisionRow"),
+    "HeldTurn": ("chat.decisions", "HeldTurn"),
+    "check_decision_id": ("chat.decisions", "check_decision_id"),
+    "decide": ("chat.decisions", "decide"),
+    "decision_json": ("chat.decisions", "decision_json"),
+    "list_decisions": ("chat.decisions", "list_decisions"),
+    "mark_failed": ("chat.decisions", "mark_failed"),
+    "park": ("chat.decisions", "park"),
+    "read_decision": ("chat.decisions", "read_decision"),
+    "DECISION_KINDS": ("chat.held", "DECISION_KINDS"),
+    "Decision": ("chat.held", "Decision"),
+    "DecisionKind": ("chat.held", "DecisionKind"),
+    "DecisionNotFound": ("chat.held", "DecisionNotFound"),
+    "DecisionPending": ("chat.held", "DecisionPending"),
+    "DecisionTaken": ("chat.held", "DecisionTaken"),
+    "HeldNeedsSession": ("chat.held", "HeldNeedsSession"),
+    "InvalidDecision": ("chat.held", "InvalidDecision"),
+    "PendingDecision": ("chat.held", "PendingDecision"),
+    "allowed_kinds": ("chat.held", "allowed_kinds"),
+    "check_decision": ("chat.held", "check_decision"),
+    "held_kinds": ("chat.held", "held_kinds"),
+    "ordered": ("chat.held", "ordered"),
+    "ActedThenFailed": ("chat.journal", "ActedThenFailed"),
+    "OutcomeUnknown": ("chat.journal", "OutcomeUnknown"),
+    "MEMORY_READ": ("chat.memory_tools", "MEMORY_READ"),
+    "MEMORY_SAVE": ("chat.memory_tools", "MEMORY_SAVE"),
+    "RESERVED": ("chat.memory_tools", "RESERVED"),
+    "ReservedToolName": ("chat.memory_tools", "ReservedToolName"),
+    "ToolName": ("chat.memory_tools", "ToolName"),
+    "ToolScope": ("chat.memory_tools", "ToolScope"),
+    "check_reserved": ("chat.memory_tools", "check_reserved"),
+    "memory_tools": ("chat.memory_tools", "memory_tools"),
+    "offered_tools": ("chat.memory_tools", "offered_tools"),
+    "run_tool": ("chat.memory_tools", "run_tool"),
+    "tool_specs": ("chat.memory_tools", "tool_specs"),
+    "ChatModelFailed": ("chat.model", "ChatModelFailed"),
+    "ChatModelTimeout": ("chat.model", "ChatModelTimeout"),
+    "ConversationModel": ("chat.model", "ConversationModel"),
+    "Relay": ("chat.model", "Relay"),
+    "ToolCall": ("chat.model", "ToolCall"),
+    "run_json": ("chat.progress", "run_json"),
+    "Claim": ("chat.session_claim", "Claim"),
+    "ClaimLost": ("chat.session_claim", "ClaimLost"),
+    "OpenedTurn": ("chat.session_claim", "OpenedTurn"),
+    "address_of": ("chat.session_claim", "address_of"),
+    "open_turn": ("chat.session_claim", "open_turn"),
+    "renew": ("chat.session_claim", "renew"),
+    "LEASE_SECONDS": ("chat.session_lease", "LEASE_SECONDS"),
+    "kept_lease": ("chat.session_lease", "kept_lease"),
+    "MAX_LIST": ("chat.sessions", "MAX_LIST"),
+    "SessionAddress": ("chat.sessions", "SessionAddress"),
+    "SessionBusy": ("chat.sessions", "SessionBusy"),
+    "SessionNotFound": ("chat.sessions", "SessionNotFound"),
+    "SessionRow": ("chat.sessions", "SessionRow"),
+    "TurnRecord": ("chat.sessions", "TurnRecord"),
+    "TurnRow": ("chat.sessions", "TurnRow"),
+    "check_session_id": ("chat.sessions", "check_session_id"),
+    "claim": ("chat.sessions", "claim"),
+    "delete_session": ("chat.sessions", "delete_session"),
+    "list_sessions": ("chat.sessions", "list_sessions"),
+    "open_session": ("chat.sessions", "open_session"),
+    "record": ("chat.sessions", "record"),
+    "release": ("chat.sessions", "release"),
+    "thread": ("chat.sessions", "thread"),
+    "Resume": ("chat.tool_loop", "Resume"),
+    "ToolObserver": ("chat.tool_loop", "ToolObserver"),
+    "TurnInput": ("chat.tool_loop", "TurnInput"),
+    "TurnResult": ("chat.tool_loop", "TurnResult"),
+    "run_turn": ("chat.tool_loop", "run_turn"),
+    "DEFAULT_TOOL_SECONDS": ("chat.toolbox", "DEFAULT_TOOL_SECONDS"),
+    "InvalidArguments": ("chat.toolbox", "InvalidArguments"),
+    "NoToolContext": ("chat.toolbox", "NoToolContext"),
+    "Tool": ("chat.toolbox", "Tool"),
+    "ToolContext": ("chat.toolbox", "ToolContext"),
+    "ToolOutcome": ("chat.toolbox", "ToolOutcome"),
+    "ToolRefused": ("chat.toolbox", "ToolRefused"),
+    "bind_call": ("chat.toolbox", "bind_call"),
+    "bind_context": ("chat.toolbox", "bind_context"),
+    "bound_context": ("chat.toolbox", "bound_context"),
+    "client_tool": ("chat.toolbox", "client_tool"),
+    "run_tool_call": ("chat.toolbox", "run_tool_call"),
+    "toolset": ("chat.toolbox", "toolset"),
+    "unbind_call": ("chat.toolbox", "unbind_call"),
+    "RecordLate": ("chat.turn_record", "RecordLate"),
+    "SessionRef": ("chat.turn_request", "SessionRef"),
+    "TurnAgent": ("chat.turn_request", "TurnAgent"),
+    "TurnAgents": ("chat.turn_request", "TurnAgents"),
+    "TurnRequest": ("chat.turn_request", "TurnRequest"),
+    "ToolRun": ("chat.turn_result", "ToolRun"),
+    "ChatTurns": ("chat.turns", "ChatTurns"),
+}
 
 __all__ = [
     "CUSTOMER_ID",
@@ -204,3 +317,19 @@ __all__ = [
     "toolset",
     "unbind_call",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's home on first use and keep the name here."""
+    if name not in _HOMES:
+        raise AttributeError(f"module 'chat' has no attribute {name!r}")
+    module, attribute = _HOMES[name]
+    # the import statement's own path, which `python -X importtime` reports (import_module's
+    # is not reported)
+    value = getattr(__import__(module, fromlist=[attribute]), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

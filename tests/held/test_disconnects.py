@@ -28,7 +28,7 @@ def _request(wire: str, said: list[str]) -> tuple[str, dict[str, Any], dict[str,
     """A streamed turn as the wire's clients send it (AG-UI's resends its history)."""
     if wire == "agui":
         history = [{"id": f"u{i}", "role": "user", "content": t} for i, t in enumerate(said)]
-        body = {
+        body: dict[str, Any] = {
             "threadId": SESSION_KEY,
             "runId": f"run-{len(said)}",
             "state": {},
