@@ -58,8 +58,9 @@ async def test_the_same_key_with_another_body_is_409_and_runs_nothing(
 ) -> None:
     model_server.answer([add_op("Lives in Madrid.")], "Moved.")
     assert (await post(client, BODY, "k"))[0] == 200
-    status, body, _ = await post(client, {**BODY, "content": "I moved to Paris."}, "k")
+    status, body, headers = await post(client, {**BODY, "content": "I moved to Paris."}, "k")
     assert (status, error(body)) == (409, ("idempotency_key_reused", "Idempotency-Key"))
+    assert headers.get("x-should-retry") == "false"  # the clients' retries cannot succeed
     other_person = await post(client, {**BODY, "userId": "+34600"}, "k")  # another key
     assert other_person[0] == 502  # it ran: the model had no answer left
     assert len(model_server.requests) == 2
@@ -73,8 +74,9 @@ async def test_a_key_in_use_by_a_running_request_is_409(
     model_server.replies.append(Reply(content=content, delay=1.5, on_request=asked.set))
     first = asyncio.create_task(post(client, BODY, "busy"))
     await asyncio.wait_for(asked.wait(), 10)
-    status, body, _ = await post(client, BODY, "busy")
+    status, body, headers = await post(client, BODY, "busy")
     assert (status, error(body)) == (409, ("idempotency_key_in_progress", "Idempotency-Key"))
+    assert headers.get("Retry-After") == "1" and "x-should-retry" not in headers
     assert (await first)[0] == 200
     assert (await post(client, BODY, "busy"))[0] == 200  # the first answer, once it ended
     assert len(model_server.requests) == 1
