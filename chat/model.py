@@ -13,6 +13,7 @@ name no model output.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from chat.config import ChatConfig
 from memory.contract import CodedError
+from memory.extraction import ProviderClient, ProviderRequestFailed
 
 
 class ChatModelFailed(CodedError):
@@ -78,7 +80,8 @@ Relay = Callable[[str], Awaitable[None]]
 class ConversationModel:
     def __init__(self, config: ChatConfig) -> None:
         self._config = config
-        self._client: openai.AsyncOpenAI | None = None
+        self._client: openai.AsyncOpenAI | None = None  # streamed answers (its SSE reading)
+        self._plain: ProviderClient | None = None  # plain answers
 
     def _openai(self) -> openai.AsyncOpenAI:
         if self._client is None:  # built on first use: an unconfigured key fails per turn
@@ -110,12 +113,21 @@ class ConversationModel:
     async def step(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, **options: Any
     ) -> Step:
+        """One answer, as one JSON POST (the provider client: one attempt, a total timeout;
+        the SDK's typed client cost more CPU per request than the rest of the turn)."""
         body = self._body(messages, tools, options, stream=False)
-        with _failures():
-            completion = await self._openai().post(
-                "/chat/completions", body=body, cast_to=ChatCompletion
-            )
-        return _step(completion)
+        try:
+            answer = await self._provider().post("/chat/completions", body)
+        except ProviderRequestFailed as exc:
+            raise _failed(exc) from None
+        return _answered(answer.body)
+
+    def _provider(self) -> ProviderClient:
+        if self._plain is None:  # built on first use, like the SDK's client
+            config = self._config
+            key = config.api_key or "not-configured"
+            self._plain = ProviderClient(config.base_url, key, config.timeout_seconds)
+        return self._plain
 
     async def stream_step(
         self,
@@ -144,25 +156,42 @@ class ConversationModel:
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
+        if self._plain is not None:
+            await self._plain.aclose()
 
 
-def _step(completion: Any) -> Step:
-    if not completion.choices:
-        raise ChatModelFailed("the conversation model answered no choice")
-    message = completion.choices[0].message
-    calls = tuple(
-        ToolCall(c.id, c.function.name, c.function.arguments or "")
-        for c in (message.tool_calls or ())
-        if getattr(c, "function", None) is not None
-    )
-    usage = completion.usage
-    return Step(
-        content=message.content,
-        tool_calls=calls,
-        prompt_tokens=0 if usage is None else usage.prompt_tokens,
-        completion_tokens=0 if usage is None else usage.completion_tokens,
-        finish_reason=completion.choices[0].finish_reason or "stop",
-    )
+def _failed(exc: ProviderRequestFailed) -> ChatModelFailed:
+    """A failed request as ours: a timeout, a status, or another failure by its kind."""
+    if exc.kind == "APITimeoutError":
+        return ChatModelTimeout("the conversation model did not answer in time")
+    if exc.status is not None:
+        return ChatModelFailed(f"the conversation model answered {exc.status}")
+    return ChatModelFailed(f"the conversation model failed ({exc.kind})")
+
+
+def _answered(body: bytes) -> Step:
+    """A Chat Completions answer read as a step (an unreadable one is `ChatModelFailed`)."""
+    try:
+        completion = json.loads(body)
+        choices = completion.get("choices")
+        if not choices:
+            raise ChatModelFailed("the conversation model answered no choice")
+        choice = choices[0]
+        message, usage = choice.get("message") or {}, completion.get("usage") or {}
+        calls = tuple(
+            ToolCall(c["id"], c["function"]["name"], c["function"].get("arguments") or "")
+            for c in message.get("tool_calls") or ()
+            if c.get("function") is not None
+        )
+        return Step(
+            content=message.get("content"),
+            tool_calls=calls,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            finish_reason=choice.get("finish_reason") or "stop",
+        )
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise ChatModelFailed("the conversation model's answer could not be read") from None
 
 
 @dataclass

@@ -33,11 +33,12 @@ _STATUS_NAMES = {
 
 
 class ProviderRequestFailed(Exception):
-    """The request got no usable answer; `kind` says how (no provider text in it)."""
+    """The request got no usable answer; `kind` says how (no provider text in it), `status`
+    the HTTP status when the provider answered one outside 2xx."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, status: int | None = None) -> None:
         super().__init__(kind)
-        self.kind = kind
+        self.kind, self.status = kind, status
 
 
 def status_failure(status: int) -> str:
@@ -72,7 +73,7 @@ class ProviderClient:
                 f"{self._base}{path}", data=data, headers=self._headers, timeout=self._timeout
             ) as response:
                 if not 200 <= response.status < 300:
-                    raise ProviderRequestFailed(status_failure(response.status))
+                    raise ProviderRequestFailed(status_failure(response.status), response.status)
                 return ProviderAnswer(response.headers.get("Content-Type"), await response.read())
         except TimeoutError:
             raise ProviderRequestFailed("APITimeoutError") from None
