@@ -82,10 +82,9 @@ def document_vectors_missing(facts: VectorFacts) -> str | None:
 
 
 def with_model(found: SearchAvailability, model: str | None) -> SearchAvailability:
-    """What a search will do, given the database's availability and the embedding model: with
-    no embedding model it is lexical for that reason whatever the database has (no vector is
-    ever made without one: that is the first fix); with one, the database's reason."""
-    if model is None:
+    """What a search will do, given the database's availability and the embedding model: the
+    database's reason first, then the model's."""
+    if found.mode == "semantic" and model is None:
         return SearchAvailability("lexical", NO_EMBEDDING_MODEL)
     return found
 

@@ -12,7 +12,7 @@ from memory.api import Memory
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
 from tests.api.conftest import auth, build_catalog
-from tests.memory.search_helpers import EMBEDDING_MODEL, remember
+from tests.memory.search_helpers import EMBEDDING_MODEL, lexical_reason, remember
 from tests.web_clients import Client
 from worker.http.server.auth import ApiKey
 from worker.http.web import create_app
@@ -93,7 +93,7 @@ async def test_without_an_embedding_model_the_answer_says_lexical_only(
         assert (body["mode"], body["lexicalOnly"], body["reason"]) == (
             "lexical",
             True,
-            "embedding_model_not_configured",
+            await lexical_reason(pool),
         )
         assert [i["text"] for i in body["items"]] == ["Has a cat."]
         status, body = await search(plain, query="cat", mode="semantic")

@@ -10,6 +10,7 @@ import pytest
 
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
+from memory.search import read_search_availability, with_model
 from memory.store._facts import MemoryStore
 from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
@@ -65,3 +66,11 @@ def texts(result: Any) -> list[str]:
 def contacts(result: Any) -> list[str]:
     assert result.error is None, result.error
     return [hit.contact for hit in result.data.items]
+
+
+async def lexical_reason(pool: asyncpg.Pool) -> str:
+    """Why a search with no embedding model is lexical on this server: the database's reason
+    first (pgvector missing or too old, on a server such as Debian's), else the model's."""
+    found = with_model(await read_search_availability(pool), None)
+    assert found.reason is not None
+    return found.reason

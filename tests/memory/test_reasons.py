@@ -40,13 +40,10 @@ def test_the_deployment_table_lists_every_reason_and_no_other() -> None:
     assert all(reason.fix and reason.meaning for reason in REASONS.values())
 
 
-def test_without_a_model_the_model_reason_comes_first() -> None:
+def test_the_database_reason_comes_before_the_model_reason() -> None:
     no_pgvector = _facts(table=False, installed=False, available=None, documents=False)
     found = with_model(search_availability(no_pgvector), None)
-    assert found == SearchAvailability("lexical", "embedding_model_not_configured")
-    assert with_model(search_availability(no_pgvector), "m") == SearchAvailability(
-        "lexical", "vector_extension_missing"
-    )
+    assert found == SearchAvailability("lexical", "vector_extension_missing")
     assert document_vectors_missing(no_pgvector) == "vector_extension_missing"
     assert with_model(search_availability(_facts()), None) == SearchAvailability(
         "lexical", "embedding_model_not_configured"

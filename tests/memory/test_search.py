@@ -7,7 +7,14 @@ import pytest
 
 from memory.api import Memory
 from testkit.model_server import ModelServer
-from tests.memory.search_helpers import EMBEDDING_MODEL, contacts, remember, semantic, texts
+from tests.memory.search_helpers import (
+    EMBEDDING_MODEL,
+    contacts,
+    lexical_reason,
+    remember,
+    semantic,
+    texts,
+)
 
 __all__ = ["semantic"]  # fixture
 
@@ -107,7 +114,7 @@ async def test_hybrid_ranks_a_fact_found_both_ways_first(
 
 
 async def test_without_an_embedding_model_search_says_it_is_lexical_only(
-    memory: Memory, model_server: ModelServer
+    memory: Memory, model_server: ModelServer, pool: asyncpg.Pool
 ) -> None:
     await remember(memory, model_server, "u1", "Has a cat.")
     result = await memory.search("support", "cat")
@@ -115,7 +122,7 @@ async def test_without_an_embedding_model_search_says_it_is_lexical_only(
     assert (result.data.mode, result.data.lexical_only, result.data.reason) == (
         "lexical",
         True,
-        "embedding_model_not_configured",
+        await lexical_reason(pool),
     )
     assert texts(result) == ["Has a cat."]
     failed = await memory.search("support", "cat", mode="semantic")
