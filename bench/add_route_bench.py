@@ -29,12 +29,13 @@ import aiohttp
 
 from bench.memory_bench import bench_database, interleaved, pct
 from bench.model_process import model_process
+from callmemory.definition import define_agent
 from infra.database import create_pool
 from infra.logs import configure_logging
 from memory.api import open_memory
 from memory.config import MemoryConfig
 from memory.store import MemoryStore
-from worker.catalog import AgentSpec, Catalog
+from worker.catalog import Catalog, prompt
 from worker.http.server.auth import parse_api_keys
 from worker.http.server.serving import make_runner, start_site
 from worker.http.web import create_app
@@ -76,7 +77,7 @@ async def main(samples: int) -> None:
         )
         app = create_app(
             pool=pool,
-            catalog=Catalog([AgentSpec("support", "support")]),
+            catalog=Catalog([define_agent(name="support", instructions=prompt("support"))]),
             api_keys=keys,
             memory_config=config,
         )

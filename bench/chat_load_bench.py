@@ -32,13 +32,14 @@ from aiohttp import web
 
 from bench.chat_wire_bench import HI, KEY, SESSION, _echo_route
 from bench.memory_bench import bench_database
+from callmemory.definition import define_agent
 from chat import ChatConfig
 from infra.database import create_pool
 from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.delay_proxy import DelayProxy
-from worker.catalog import AgentSpec, Catalog
+from worker.catalog import Catalog, prompt
 from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
@@ -108,7 +109,15 @@ async def _run(app: web.Application, suffix: str = "") -> tuple[web.AppRunner, s
 
 
 async def _serve(pool: asyncpg.Pool, model_url: str) -> tuple[web.AppRunner, str]:
-    catalog = Catalog([AgentSpec("support", "support", CodeDefaults(read=False, save=False))])
+    catalog = Catalog(
+        [
+            define_agent(
+                name="support",
+                instructions=prompt("support"),
+                memory=CodeDefaults(read=False, save=False),
+            )
+        ]
+    )
     app = create_app(
         pool=pool,
         catalog=catalog,

@@ -32,13 +32,14 @@ import asyncpg
 from aiohttp import web
 
 from bench.memory_bench import bench_database, pct
+from callmemory.definition import define_agent
 from chat import ChatConfig
 from infra.database import create_pool
 from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
-from worker.catalog import AgentSpec, Catalog
+from worker.catalog import Catalog, prompt
 from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
@@ -114,7 +115,15 @@ async def measure(pool: asyncpg.Pool, turns: int) -> list[str]:
     """The table's rows: each kind of turn `turns` times, interleaved, after a warm-up."""
     server = ModelServer(stream_pace=STREAM_PACE)
     await server.start()
-    catalog = Catalog([AgentSpec("support", "support", CodeDefaults(read=False, save=False))])
+    catalog = Catalog(
+        [
+            define_agent(
+                name="support",
+                instructions=prompt("support"),
+                memory=CodeDefaults(read=False, save=False),
+            )
+        ]
+    )
     app = create_app(
         pool=pool,
         catalog=catalog,

@@ -13,13 +13,14 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
+from callmemory.definition import define_agent
 from chat import ChatConfig
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.web_clients import AppClients, Client, MakeClient
-from worker.catalog import AgentSpec, Catalog
+from worker.catalog import Catalog, prompt
 from worker.http.server.auth import SCOPES, ApiKey, parse_api_keys
 from worker.http.server.serving import make_runner, start_site
 from worker.http.web import create_app
@@ -52,17 +53,17 @@ def build_catalog() -> Catalog:
     """`support` declares every memory default; `sales` declares none."""
     return Catalog(
         [
-            AgentSpec(
-                "support",
-                "support",
-                CodeDefaults(
+            define_agent(
+                name="support",
+                instructions=prompt("support"),
+                memory=CodeDefaults(
                     read=True,
                     save=False,
                     instructions=CODE_INSTRUCTIONS,
                     identity_key="phoneNumber",
                 ),
             ),
-            AgentSpec("sales", "support"),
+            define_agent(name="sales", instructions=prompt("support")),
         ]
     )
 

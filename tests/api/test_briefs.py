@@ -6,18 +6,19 @@ from typing import Any
 
 import asyncpg
 
+from callmemory.definition import define_agent
 from memory.settings import CodeDefaults
 from memory.store._settings import load_call_settings
 from tests.api.conftest import auth
 from tests.web_clients import Client, MakeClient
-from worker.catalog import AgentSpec, Catalog
+from worker.catalog import Catalog, prompt
 
 URL = "/api/memory/settings/clinic"
 CODE = CodeDefaults(read=True, save=True, remember=("Allergies",), identity_key="phoneNumber")
 
 
 def catalog() -> Catalog:
-    return Catalog([AgentSpec("clinic", "support", CODE)])
+    return Catalog([define_agent(name="clinic", instructions=prompt("support"), memory=CODE)])
 
 
 async def call(client: Client, method: str, body: object = None, query: str = "") -> Any:

@@ -7,11 +7,12 @@ from typing import Any
 import asyncpg
 import pytest
 
+from callmemory.definition import define_agent
 from memory.api import Memory
 from testkit.model_server import ModelServer
 from tests.api.conftest import auth
 from tests.web_clients import Client, MakeClient
-from worker.catalog import AgentSpec, Catalog
+from worker.catalog import Catalog, prompt
 
 RECALL = "/api/memory/customers/{}/recall"
 ERASE = "/api/memory/customers/{}/delete-all"
@@ -116,7 +117,7 @@ class TestUnavailable:
         empty = await asyncpg.create_pool(empty_database_url, min_size=1, max_size=2)
         assert empty is not None
         try:
-            undeclared = Catalog([AgentSpec("support", "support")])
+            undeclared = Catalog([define_agent(name="support", instructions=prompt("support"))])
             client = await make_client(on=empty, catalog=undeclared)
             status, body = await recall(client, "u1")
             assert status == 503

@@ -7,12 +7,13 @@ from typing import Any
 import asyncpg
 import pytest
 
+from callmemory.definition import define_agent
 from memory.api import Memory
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
 from tests.api.conftest import CODE_INSTRUCTIONS, auth
 from tests.web_clients import Client, MakeClient
-from worker.catalog import AgentSpec, Catalog
+from worker.catalog import Catalog, prompt
 
 URL = "/api/memory/settings/{}"
 NO_BRIEF: dict[str, list[str] | None] = {"remember": [], "forget": [], "timeZone": None}
@@ -149,7 +150,15 @@ class TestReset:
         before = await make_client()
         await put(before, {"save": True}, agent="sales")
         await before.delete(URL.format("sales"), params={"field": "save"}, headers=auth())
-        redeployed = Catalog([AgentSpec("sales", "support", CodeDefaults(save=False, read=True))])
+        redeployed = Catalog(
+            [
+                define_agent(
+                    name="sales",
+                    instructions=prompt("support"),
+                    memory=CodeDefaults(save=False, read=True),
+                )
+            ]
+        )
         after = await make_client(catalog=redeployed)
         body = await get(after, "sales")
         assert body["value"]["save"] is False and body["origins"]["save"] == "code"
@@ -253,7 +262,9 @@ class TestBinding:
             headers=auth(),
         )
         assert erased.status == 200
-        undeclared = await make_client(catalog=Catalog([AgentSpec("support", "support")]))
+        undeclared = await make_client(
+            catalog=Catalog([define_agent(name="support", instructions=prompt("support"))])
+        )
         body = await get(undeclared)
         assert body["binding"] == bound
         assert body["origins"]["read"] == "default"
@@ -264,7 +275,15 @@ class TestBinding:
         """A redeploy declaring another key leaves the stored binding as it was."""
         first = await make_client()
         bound = (await get(first))["binding"]
-        changed = Catalog([AgentSpec("support", "support", CodeDefaults(identity_key="email"))])
+        changed = Catalog(
+            [
+                define_agent(
+                    name="support",
+                    instructions=prompt("support"),
+                    memory=CodeDefaults(identity_key="email"),
+                )
+            ]
+        )
         second = await make_client(catalog=changed)
         assert (await get(second))["binding"] == bound
         count = await pool.fetchval(

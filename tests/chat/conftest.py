@@ -11,12 +11,13 @@ import asyncpg
 import openai
 import pytest
 
+from callmemory.definition import AgentDefinition, define_agent
 from chat import ChatConfig
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
 from tests.web_clients import AppClients, Client, MakeClient, anthropic_sdk, openai_sdk
-from worker.catalog import AgentSpec, Catalog
+from worker.catalog import Catalog, prompt
 from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
@@ -36,11 +37,11 @@ TOOL_TABLE = [  # agent (its read and save settings) -> the memory tools a turn 
 ]
 
 
-def _agent(name: str, read: bool, save: bool, key: str | None = "customerId") -> AgentSpec:
+def _agent(name: str, read: bool, save: bool, key: str | None = "customerId") -> AgentDefinition:
     defaults = CodeDefaults(
         read=read, save=save, identity_key=key, instructions="Keep preferences."
     )
-    return AgentSpec(name, "support", defaults)
+    return define_agent(name=name, instructions=prompt("support"), memory=defaults)
 
 
 def chat_catalog() -> Catalog:

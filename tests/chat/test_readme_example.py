@@ -22,7 +22,7 @@ from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
 from tests.chat.conftest import CHAT_KEY, KEYS
 from tests.web_clients import AppClients, Client
-from worker.catalog import default_catalog
+from worker.catalog import Catalog, agents
 from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 
@@ -60,7 +60,7 @@ async def _served(
     chat = ChatConfig(base_url=model_server.url, api_key="k", model="m", timeout_seconds=5)
     app = create_app(
         pool=pool,
-        catalog=default_catalog(),
+        catalog=Catalog(agents),
         api_keys=parse_api_keys(json.dumps(KEYS)),
         memory_config=memory_config,
         chat=chat,

@@ -10,7 +10,7 @@ import pytest
 
 from callmemory import environment
 from memory.config import ConfigError
-from worker.catalog import default_catalog
+from worker.catalog import Catalog, agents
 from worker.config import LIVEKIT_NEEDED, WorkerConfig, worker_config, worker_requirements
 from worker.startup import served_agent
 
@@ -75,7 +75,7 @@ def test_livekit_and_provider_checks_are_pure() -> None:
 
 
 def test_worker_serves_one_catalog_agent() -> None:
-    catalog = default_catalog()
+    catalog = Catalog(agents)
     assert served_agent(catalog, None) == "support"
     with pytest.raises(ConfigError, match="WORKER_AGENT"):
         served_agent(catalog, "nobody")

@@ -18,7 +18,7 @@ from memory.store._ops_log import expired
 from testkit.databases import drop_database_under
 from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op
-from worker.catalog import default_catalog
+from worker.catalog import Catalog, agents
 from worker.ops_retention import RetentionConfig, retention_pass, retention_running
 from worker.sweeping import SweeperTask
 
@@ -149,7 +149,7 @@ async def test_the_worker_main_process_enforces_the_window_on_its_sweeper_pool(
         lost_after_seconds=60, drop_after_seconds=600, interval_seconds=0.5, lease_seconds=60
     )
     retention = RetentionConfig(days=1, interval_seconds=0.05)
-    task = SweeperTask(call, sweep, default_catalog(), retention)
+    task = SweeperTask(call, sweep, Catalog(agents), retention)
     task.start()
     try:
         await wait_until_gone(pool, ids[0])

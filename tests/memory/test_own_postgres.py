@@ -24,7 +24,7 @@ from testkit.model_server import ModelServer
 from tests.memory.search_helpers import remember, semantic_memory, texts, vectors
 from tests.web.test_web_process import free_port, start_web, wait_healthy
 from tests.web_clients import AppClients
-from worker.catalog import default_catalog
+from worker.catalog import Catalog, agents
 from worker.http.web import create_app
 from worker.startup import prepare_database
 
@@ -182,7 +182,7 @@ async def test_start_up_and_healthz_say_search_is_lexical_and_why(
 ) -> None:
     with structlog.testing.capture_logs() as logs:  # the worker's main process, before livekit
         await prepare_database(
-            without_hnsw, default_catalog(), migrations=LongOpLimits(), pool_limits=PoolTimeouts()
+            without_hnsw, Catalog(agents), migrations=LongOpLimits(), pool_limits=PoolTimeouts()
         )
     said = [e for e in logs if e["event"].startswith("search.")]
     assert said == [
@@ -194,7 +194,7 @@ async def test_start_up_and_healthz_say_search_is_lexical_and_why(
         }
     ]
     pool = await create_pool(without_hnsw)
-    app = create_app(pool=pool, catalog=default_catalog(), api_keys=(), memory_config=memory_config)
+    app = create_app(pool=pool, catalog=Catalog(agents), api_keys=(), memory_config=memory_config)
     clients = AppClients()
     try:
         client = await clients.serve(app)

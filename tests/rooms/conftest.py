@@ -14,11 +14,12 @@ import pytest
 from aiohttp import web
 from livekit import api
 
+from callmemory.definition import define_agent
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.web_clients import AppClients, Client, MakeClient
-from worker.catalog import AgentSpec, Catalog
+from worker.catalog import Catalog, prompt
 from worker.http.server.auth import parse_api_keys
 from worker.http.web import create_app
 from worker.voice_settings import VoiceSettings
@@ -40,9 +41,17 @@ def catalog() -> Catalog:
     """`support` binds memory to phoneNumber, `crm` to contact.email, `plain` to nothing."""
     return Catalog(
         [
-            AgentSpec("support", "support", CodeDefaults(read=True, identity_key="phoneNumber")),
-            AgentSpec("crm", "support", CodeDefaults(read=True, identity_key="contact.email")),
-            AgentSpec("plain", "support"),
+            define_agent(
+                name="support",
+                instructions=prompt("support"),
+                memory=CodeDefaults(read=True, identity_key="phoneNumber"),
+            ),
+            define_agent(
+                name="crm",
+                instructions=prompt("support"),
+                memory=CodeDefaults(read=True, identity_key="contact.email"),
+            ),
+            define_agent(name="plain", instructions=prompt("support")),
         ]
     )
 

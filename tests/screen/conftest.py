@@ -14,13 +14,14 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from callmemory.definition import define_agent
 from chat import ChatConfig
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
 from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
 from tests.screen.refunds import REFUNDS
-from worker.catalog import AgentSpec, Catalog
+from worker.catalog import Catalog, prompt
 from worker.http.server.auth import SCOPES, parse_api_keys
 from worker.http.web import create_app
 
@@ -64,9 +65,9 @@ def catalog() -> Catalog:
     defaults = CodeDefaults(read=True, instructions=CODE_INSTRUCTIONS, identity_key="phoneNumber")
     return Catalog(
         [
-            AgentSpec("support", "support", defaults),
-            AgentSpec("sales", "support"),
-            AgentSpec("billing", "support"),
+            define_agent(name="support", instructions=prompt("support"), memory=defaults),
+            define_agent(name="sales", instructions=prompt("support")),
+            define_agent(name="billing", instructions=prompt("support")),
         ]
     )
 
