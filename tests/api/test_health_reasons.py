@@ -11,7 +11,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from infra.database import create_pool
+from infra.database import PoolTimeouts, create_pool
 from infra.migrate import migrate
 from memory.config import MemoryConfig
 from memory.search import REASONS, fix_of
@@ -41,12 +41,13 @@ def _config(server: ModelServer, model: str | None = EMBEDDING_MODEL) -> MemoryC
 
 
 @pytest.fixture
-async def serve(api_keys: tuple[ApiKey, ...]) -> AsyncIterator[Any]:
-    """Serves the API over a pool to `url` (closed after the test)."""
+async def serve(api_keys: tuple[ApiKey, ...], pool_timeouts: PoolTimeouts) -> AsyncIterator[Any]:
+    """Serves the API over a pool to `url` (closed after the test; behind PgBouncer with
+    `--through-pgbouncer`, as the suite's own pool is)."""
     clients, pools = AppClients(), []
 
     async def start(url: str, config: MemoryConfig) -> Client:
-        pool = await create_pool(url)
+        pool = await create_pool(url, timeouts=pool_timeouts)
         pools.append(pool)
         app = create_app(
             pool=pool, catalog=build_catalog(), api_keys=api_keys, memory_config=config
