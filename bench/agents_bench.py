@@ -29,9 +29,9 @@ from typing import Any
 
 import aiohttp
 import asyncpg
-from aiohttp import web
 
 from bench.memory_bench import bench_database, pct
+from bench.serving import serve
 from callmemory.agent_import import load_agents
 from callmemory.registration import declared, register_agents
 from chat import ChatConfig
@@ -135,15 +135,6 @@ async def registering(pool: asyncpg.Pool, url: str, runs: int) -> list[str]:
     ]
 
 
-async def _serve(app: web.Application) -> tuple[web.AppRunner, str]:
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    return runner, f"http://127.0.0.1:{port}"
-
-
 async def turns(pool: asyncpg.Pool, runs: int) -> list[str]:
     server = ModelServer()
     await server.start()
@@ -156,7 +147,7 @@ async def turns(pool: asyncpg.Pool, runs: int) -> list[str]:
         chat=ChatConfig(base_url=server.url, api_key="k", model="bench-model"),
         agents_path="bench_agents_0:agents",
     )
-    runner, base = await _serve(app)
+    runner, base = await serve(app)
     headers = {"Authorization": f"Bearer {KEY}"}
     ask = [{"role": "user", "content": "Where is order A-100?"}]
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -37,11 +36,10 @@ from aiohttp import web
 from livekit.agents import function_tool
 
 from bench.chat_wire_bench import Legs, legs_table
-from bench.memory_bench import bench_database, pct
+from bench.memory_bench import pct
+from bench.serving import print_measured, serve
 from callmemory import CodeDefaults, define_agent
 from chat import ChatConfig
-from infra.database import create_pool
-from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
 from worker.catalog import Catalog
@@ -178,12 +176,7 @@ async def _serve(pool: asyncpg.Pool, server: ModelServer) -> tuple[web.AppRunner
         await app[SESSION].close()
 
     app.cleanup_ctx.append(relay_client)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    return runner, f"http://127.0.0.1:{port}"
+    return await serve(app)
 
 
 async def measure(pool: asyncpg.Pool, runs: int) -> list[str]:
@@ -218,14 +211,7 @@ def _resume_row(resumes: list[float]) -> str:
 
 
 async def main(runs: int) -> None:
-    configure_logging(logging.WARNING)
-    url = await bench_database("agui-bench-")
-    pool = await create_pool(url, min_size=5, max_size=5)
-    try:
-        for line in await measure(pool, runs):
-            print(line, flush=True)
-    finally:
-        await pool.close()
+    await print_measured("agui-bench-", measure, runs)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from aiohttp import web
 
 from bench.chat_wire_bench import HI, KEY, SESSION, _echo_route
 from bench.memory_bench import bench_database
+from bench.serving import serve
 from callmemory.definition import define_agent
 from chat import ChatConfig
 from infra.database import create_pool
@@ -100,12 +101,8 @@ async def _instant_model() -> tuple[web.AppRunner, str]:
 
 
 async def _run(app: web.Application, suffix: str = "") -> tuple[web.AppRunner, str]:
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    return runner, f"http://127.0.0.1:{port}{suffix}"
+    runner, base = await serve(app)
+    return runner, f"{base}{suffix}"
 
 
 async def _serve(pool: asyncpg.Pool, model_url: str) -> tuple[web.AppRunner, str]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -31,11 +30,10 @@ import aiohttp
 import asyncpg
 from aiohttp import web
 
-from bench.memory_bench import bench_database, pct
+from bench.memory_bench import pct
+from bench.serving import print_measured, serve
 from callmemory.definition import define_agent
 from chat import ChatConfig
-from infra.database import create_pool
-from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
@@ -139,12 +137,8 @@ async def measure(pool: asyncpg.Pool, turns: int) -> list[str]:
         await app[SESSION].close()
 
     app.cleanup_ctx.append(echo_client)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    kinds = _turns(f"http://127.0.0.1:{port}")
+    runner, base = await serve(app)
+    kinds = _turns(base)
     run = f"bench-{time.time_ns()}"
     samples: dict[str, list[Legs]] = {name: [] for name in kinds}
     try:
@@ -187,14 +181,7 @@ def legs_table(samples: dict[str, list[Legs]], first: str = "turn") -> list[str]
 
 
 async def main(turns: int) -> None:
-    configure_logging(logging.WARNING)
-    url = await bench_database("chat-bench-")
-    pool = await create_pool(url, min_size=5, max_size=5)
-    try:
-        for line in await measure(pool, turns):
-            print(line, flush=True)
-    finally:
-        await pool.close()
+    await print_measured("chat-bench-", measure, turns)
 
 
 if __name__ == "__main__":

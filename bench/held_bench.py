@@ -21,21 +21,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiohttp
 import asyncpg
-from aiohttp import web
 from livekit.agents import function_tool
 
-from bench.memory_bench import bench_database, pct
+from bench.memory_bench import pct
+from bench.serving import print_measured, serve
 from callmemory.definition import define_agent
 from chat import ChatConfig
-from infra.database import create_pool
-from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
 from worker.catalog import Catalog
@@ -145,12 +142,8 @@ async def measure(pool: asyncpg.Pool, turns: int) -> list[str]:
         memory_config=MemoryConfig(base_url=server.url, api_key="k"),
         chat=ChatConfig(base_url=server.url, api_key="k", model="bench-model"),
     )
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    kinds = _kinds(f"http://127.0.0.1:{port}", server, f"bench-{time.time_ns()}")
+    runner, base = await serve(app)
+    kinds = _kinds(base, server, f"bench-{time.time_ns()}")
     samples: dict[str, list[float]] = {name: [] for name in kinds}
     try:
         async with aiohttp.ClientSession() as http:
@@ -179,14 +172,7 @@ def _table(samples: dict[str, list[float]]) -> list[str]:
 
 
 async def main(turns: int) -> None:
-    configure_logging(logging.WARNING)
-    url = await bench_database("held-bench-")
-    pool = await create_pool(url, min_size=5, max_size=5)
-    try:
-        for line in await measure(pool, turns):
-            print(line, flush=True)
-    finally:
-        await pool.close()
+    await print_measured("held-bench-", measure, turns)
 
 
 if __name__ == "__main__":

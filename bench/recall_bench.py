@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -29,9 +28,8 @@ from typing import Any
 
 import asyncpg
 
-from bench.memory_bench import bench_database, pct, seed_person
-from infra.database import create_pool
-from infra.logs import configure_logging
+from bench.memory_bench import pct, seed_person
+from bench.serving import print_measured
 from memory.api import open_memory
 from memory.config import MemoryConfig
 from memory.contract import CallRecord, Fact
@@ -122,14 +120,7 @@ def _table(times: dict[str, list[float]]) -> list[str]:
 
 
 async def main(samples: int) -> None:
-    configure_logging(logging.WARNING)
-    url = await bench_database("recall-bench-")
-    pool = await create_pool(url, min_size=2, max_size=2)
-    try:
-        for line in await measure(pool, samples):
-            print(line, flush=True)
-    finally:
-        await pool.close()
+    await print_measured("recall-bench-", measure, samples, pool_size=2)
 
 
 def _args() -> Any:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -29,13 +28,12 @@ import aiohttp
 import asyncpg
 from aiohttp import web
 
-from bench.memory_bench import bench_database, pct
+from bench.memory_bench import pct
+from bench.serving import print_measured, serve
 from callmemory import define_agent
 from chat import ChatConfig, address_of
 from chat.session_claim import _OPEN  # the statements a session turn sends, as they are
 from chat.turn_record import _RECORD
-from infra.database import create_pool
-from infra.logs import configure_logging
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
@@ -156,12 +154,7 @@ async def _serve(pool: asyncpg.Pool, server: ModelServer) -> tuple[web.AppRunner
         await app[HTTP].close()
 
     app.cleanup_ctx.append(bare)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    return runner, f"http://127.0.0.1:{port}"
+    return await serve(app)
 
 
 async def measure(pool: asyncpg.Pool, turns: int) -> list[str]:
@@ -200,14 +193,7 @@ def _check_same_model_requests(requests: list[dict[str, Any]]) -> None:
 
 
 async def main(turns: int) -> None:
-    configure_logging(logging.WARNING)
-    url = await bench_database("turn-cost-bench-")
-    pool = await create_pool(url, min_size=5, max_size=5)
-    try:
-        for line in await measure(pool, turns):
-            print(line, flush=True)
-    finally:
-        await pool.close()
+    await print_measured("turn-cost-bench-", measure, turns)
 
 
 if __name__ == "__main__":
