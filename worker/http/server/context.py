@@ -150,23 +150,11 @@ def guarded(route: Route) -> Handler:
     return handle
 
 
-def request_deadline(request: web.Request) -> Deadline:
-    """The deadline of one database step of this request, from now."""
-    return Deadline.after(request.app[DATABASE_DEADLINE])
-
-
-async def bounded(
-    request: web.Request,
-    work: Awaitable[T],
-    *,
-    deadline: Deadline | None = None,
-    let_finish: bool = False,
-) -> T:
-    """Database work of one request, within the app's deadline (or `deadline`); past it
-    `memory_unavailable`. `let_finish`: the work is left to land rather than cancelled."""
-    deadline = request_deadline(request) if deadline is None else deadline
+async def bounded(request: web.Request, work: Awaitable[T]) -> T:
+    """Database work of one request, within the app's deadline; past it `memory_unavailable`."""
+    deadline = Deadline.after(request.app[DATABASE_DEADLINE])
     try:
-        return await within(deadline, work, step="http", let_finish=let_finish)
+        return await within(deadline, work, step="http")
     except Late:
         raise Unavailable("the database did not answer within the deadline") from None
 
