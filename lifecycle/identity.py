@@ -13,6 +13,7 @@ why. The id found is validated here, once, for the whole call.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
@@ -51,14 +52,55 @@ def identity_key(settings: CallSettings | None) -> str | None:
     return settings.binding.identity_key if settings and settings.binding else None
 
 
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """Who the caller can be, decided once from what is on the line: key -> identity.
+
+    Holds the phone number's identity (or why there is none) and one for each key of the
+    dispatch metadata. The call's opening statement looks its bound key up among the user ids
+    (`user_ids`), and the call's start takes the same key's identity from here (`under`):
+    neither decides again.
+    """
+
+    identities: Mapping[str, Identity]
+    absent: NoIdentity  # the reason for a key nobody offered
+
+    def under(self, key: str | None) -> Identity:
+        """The identity under the agent's bound key (None: the agent has no binding)."""
+        if key is None:
+            return Identity(user_id=None, reason=NoIdentity.NO_BINDING)
+        return self.identities.get(key) or Identity(user_id=None, reason=self.absent)
+
+    def user_ids(self) -> dict[str, str]:
+        """Each key that names a usable user id -> that id (what the opening statement reads)."""
+        return {k: i.user_id for k, i in self.identities.items() if i.user_id is not None}
+
+
+def offer(caller: Caller | None, metadata: JobMetadata) -> Offered:
+    """Every identity the caller offers, each validated once for the whole call."""
+    keys = dict.fromkeys((PHONE_NUMBER_KEY, *metadata.identities))
+    identities = {key: _checked(_found(key, caller, metadata)) for key in keys}
+    absent = NoIdentity.METADATA_INVALID if metadata.problem else NoIdentity.IDENTITY_MISSING
+    return Offered(identities, absent)
+
+
 def resolve_identity(key: str | None, caller: Caller | None, metadata: JobMetadata) -> Identity:
     """The memory user id for this call under the agent's identity key."""
-    if key is None:
-        return Identity(user_id=None, reason=NoIdentity.NO_BINDING)
+    return offer(caller, metadata).under(key)
+
+
+def offered_identities(caller: Caller | None, metadata: JobMetadata) -> dict[str, str]:
+    """Each key that names a usable user id -> that id (`offer(...).user_ids()`)."""
+    return offer(caller, metadata).user_ids()
+
+
+def _found(key: str, caller: Caller | None, metadata: JobMetadata) -> Identity:
     if key == PHONE_NUMBER_KEY:
-        found = _phone_number(caller, metadata)
-    else:
-        found = _from_metadata(key, metadata)
+        return _phone_number(caller, metadata)
+    return _from_metadata(key, metadata)
+
+
+def _checked(found: Identity) -> Identity:
     if found.user_id is None:
         return found
     try:
@@ -66,20 +108,6 @@ def resolve_identity(key: str | None, caller: Caller | None, metadata: JobMetada
     except InvalidRequest:
         return Identity(user_id=None, reason=NoIdentity.IDENTITY_INVALID)
     return found
-
-
-def offered_identities(caller: Caller | None, metadata: JobMetadata) -> dict[str, str]:
-    """Every identity the caller offers: each key that names one -> the user id it resolves to.
-
-    The same rules as `resolve_identity`, for each key the call could be bound to (the phone
-    number and every key of the dispatch metadata), so the bound key can be looked up among
-    them in the statement that reads the binding (`memory.store.open_call`).
-    """
-    offered = {}
-    for key in dict.fromkeys((PHONE_NUMBER_KEY, *metadata.identities)):
-        if (user_id := resolve_identity(key, caller, metadata).user_id) is not None:
-            offered[key] = user_id
-    return offered
 
 
 def _phone_number(caller: Caller | None, metadata: JobMetadata) -> Identity:

@@ -38,7 +38,7 @@ from livekit import rtc
 from livekit.agents import AutoSubscribe, JobContext
 
 from infra.deadline import ABANDONED, Abandoned, Deadline, Late, within
-from lifecycle.identity import offered_identities
+from lifecycle.identity import offer
 from lifecycle.recall import RECALL_CALLS, RecallOutcome, missed, over_budget, without
 from lifecycle.snapshot import bound_snapshot, offered_key
 from lifecycle.start import CallStart, start_call
@@ -142,11 +142,10 @@ class Opening:
             await self._backend.prepare_recall()  # off the call path: the callee is ringing
         return settings
 
-    async def _open(self, caller: Caller | None, metadata: JobMetadata) -> Opened | None:
+    async def _open(self, offered: Mapping[str, str]) -> Opened | None:
         """An inbound call's settings, identity and recall: one statement."""
         if not await self._work:
             return None
-        offered = offered_identities(caller, metadata)
         opened = await self._statement(offered)
         if opened is None:
             return None
@@ -184,15 +183,17 @@ class Opening:
         `at` is when the caller was on the line (`time.monotonic()`, default now).
         """
         deadline = Deadline.after(self._budget, start=time.monotonic() if at is None else at)
+        offered = offer(caller, metadata)  # who the caller can be, decided once
         begin = functools.partial(
             start_call,
             self._agent_id,
-            on_the_line=(caller, metadata),
+            on_the_line=(caller, offered),
             deadline=deadline,
             started_at=started_at,
             run_id=run_id,
         )
-        work = self._work if self._outbound else asyncio.ensure_future(self._open(caller, metadata))
+        opening = None if self._outbound else self._open(offered.user_ids())
+        work = self._work if opening is None else asyncio.ensure_future(opening)
         try:
             found = await within(deadline, work, step="opening", holder=self._holder)
         except Late:
@@ -254,6 +255,8 @@ def _with_recall(begin: Callable[..., CallStart], opened: Opened | None) -> Call
         return start
     if opened.capability_error is not None:
         return dataclasses.replace(start, recalled=missed(opened.capability_error))
-    if opened.user_id != plan.user_id or opened.recall is None:
-        return start  # not what the plan reads: recall runs on its own
+    if opened.recall is None:
+        return start  # not read by the statement: recall runs on its own
+    # the statement recalled the user id offered under the bound key, the one the plan takes
+    # from the same offer (`lifecycle.identity.Offered`): nothing to reconcile
     return dataclasses.replace(start, recalled=RecallOutcome(opened.recall))

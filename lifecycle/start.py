@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from infra.deadline import Deadline
-from lifecycle.identity import Identity, identity_key, resolve_identity
+from lifecycle.identity import Identity, Offered, identity_key
 from lifecycle.plan import MemoryPlan, plan_memory
 from lifecycle.recall import RecallOutcome
 from memory.settings import CallSettings
 from sip.caller import Caller
-from sip.job_metadata import JobMetadata
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,20 +36,22 @@ class CallStart:
 def start_call(
     agent_id: str,
     settings: CallSettings | None,
-    on_the_line: tuple[Caller | None, JobMetadata],
+    on_the_line: tuple[Caller | None, Offered],
     *,
     deadline: Deadline,
     started_at: datetime,
     run_id: str,
     late: str | None = None,
 ) -> CallStart:
-    """The call's start from the settings snapshot (None: unreadable or `late`) and the caller.
+    """The call's start from the settings snapshot (None: unreadable or `late`) and the caller
+    with the identities they offer (decided once, `lifecycle.identity.offer`): the plan takes
+    the one under the snapshot's bound key.
 
     `late` is the reason code of a pre-greeting step still running at the deadline: memory is
     then off for the call, and the plan says why.
     """
-    caller, metadata = on_the_line
-    identity = resolve_identity(identity_key(settings), caller, metadata)
+    caller, offered = on_the_line
+    identity = offered.under(identity_key(settings))
     plan = plan_memory(agent_id, settings, identity)
     if late is not None:
         plan = dataclasses.replace(plan, reason=late)
