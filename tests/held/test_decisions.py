@@ -14,7 +14,7 @@ import pytest
 from chat.held import MAX_ARGUMENTS_CHARS, MAX_MESSAGE_CHARS
 from testkit.model_server import ModelServer
 from tests.held.conftest import CHAT_KEY, DECIDER_KEY, OTHER_KEY, bearer, ran
-from tests.held.scripts import HEADERS, REFUND, call, calls, decide, refund, turn
+from tests.held.scripts import CUSTOMER, HEADERS, REFUND, call, calls, decide, refund, turn
 from tests.web_clients import Client
 
 
@@ -55,6 +55,20 @@ async def test_an_edit_runs_the_persons_arguments(
     shown = await status_of(client, pending["id"])
     assert shown["status"] == "edited" and shown["decision"]["arguments"] == edited
     assert json.loads(shown["arguments"]) == REFUND  # what the model wrote stays on the row
+
+
+async def test_a_decision_names_its_customer_and_the_message_behind_it(
+    client: Client, model_server: ModelServer
+) -> None:
+    """Listed or read alone, a held call says whom it acts for (the stored identities, the
+    customer under the agent's key) and which message of theirs led to it."""
+    pending = await park(client, model_server)
+    listed = await client.get("/api/chat/decisions?status=pending", headers=bearer(DECIDER_KEY))
+    [item] = (await listed.json())["decisions"]
+    shown = await status_of(client, pending["id"])
+    for answer in (item, shown):
+        assert answer["identities"] == {"customerId": CUSTOMER}
+        assert answer["userId"] == CUSTOMER and answer["userMessage"] == "Refund A-1"
 
 
 async def test_edited_arguments_that_break_the_tools_rules_are_refused(

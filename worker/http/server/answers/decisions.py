@@ -55,11 +55,17 @@ class DecisionItem(PendingItem):
     decision: Annotated[dict[str, Any], Stored(TakenDecision)] | None  # as it was stored
     failure: str | None
     decided_at: Timestamp | None
+    identities: dict[str, str]  # whom the held turn acts for: the session's, stored with it
+    user_id: str | None  # the customer under the agent's identity key (None: none named)
+    user_message: str  # the customer's message that led to the held call
 
     @classmethod
     def of_row(cls, row: DecisionRow) -> Self:
         return cls(
             **_pending(row.pending),
+            identities=row.turn.identities,
+            user_id=row.turn.user_id,
+            user_message=row.turn.user_message,
             status=row.status,
             decision=row.decision,
             failure=row.failure,
