@@ -2,7 +2,7 @@
 (`GET`/`DELETE /api/chat/sessions/...`) show them.
 
 Each prints the route's body (`worker.http.server.answers`) as JSON on stdout. The agent is one
-the registry knows (any process that served it registered it; the project's own agents are
+the registry knows (any process that served it registered it; the agents `AGENTS` names are
 known before any did), as on the routes; an unknown agent or session is a refusal (exit 2)
 naming the field.
 Deleting a session never touches memory, and erasing memory never deletes a session.
@@ -10,12 +10,15 @@ Deleting a session never touches memory, and erasing memory never deletes a sess
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 import asyncpg
 import typer
 
+from callmemory.agent_import import DEFAULT_AGENTS, AgentsImportFailed, load_agents
+from callmemory.agent_import import VARIABLE as AGENTS_VARIABLE
 from chat import (
     MAX_LIST,
     DecisionNotFound,
@@ -28,7 +31,7 @@ from chat import (
 from memory.config import MemoryConfig
 from memory.contract import ErrorInfo
 from memory.store import registered
-from worker.catalog import UnknownAgent, default_catalog
+from worker.catalog import UnknownAgent
 from worker.http.server import answers
 from worker.memory_commands import run_with_pool
 from worker.refusal import EXIT_USAGE, Refused, refused
@@ -42,12 +45,25 @@ Work = Callable[[asyncpg.Pool], Awaitable[dict[str, Any]]]
 
 
 async def known_agent(pool: asyncpg.Pool, name: str) -> None:
-    """Refuse an agent neither the registry nor this project declares (`agent_not_found`)."""
-    if any(agent.name == name for agent in default_catalog()):
-        return
+    """Refuse an agent neither the registry nor `AGENTS` declares (`agent_not_found`).
+
+    The registry first (any process that served the agent registered it); only an agent it does
+    not hold yet loads the definitions `AGENTS` names (default this project's), so a command
+    about a registered agent imports no team code.
+    """
     if any(row.agent_id == name for row in await registered(pool)):
         return
+    if name in _declared_names(os.environ.get(AGENTS_VARIABLE) or DEFAULT_AGENTS):
+        return
     raise UnknownAgent()
+
+
+def _declared_names(path: str) -> frozenset[str]:
+    """The names of the agents `path` declares; none when it cannot be loaded."""
+    try:
+        return frozenset(agent.name for agent in load_agents(path))
+    except AgentsImportFailed:
+        return frozenset()
 
 
 def run_operator_command(work: Work, agent: str | None = None) -> None:
