@@ -18,7 +18,8 @@ before a greeting and no save at close. `attach_text` is its first half.
 Both reserve the tool names `memory_read` and `memory_save`: an agent (or session) that
 declares either fails at attach with `ReservedToolName` naming it.
 
-Turn mode: `CallerMemory(..., consolidate="turn")` runs one memory pass after each agent reply
+Turn mode: `define_agent(..., consolidate="turn")` (or `CallerMemory(..., consolidate="turn")`,
+`CallerMemory.from_env(..., consolidate="turn")`) runs one memory pass after each agent reply
 instead of one save at hang-up (`lifecycle.passes`). `memory.on("ops", fn)` registers a
 listener of the `memory.ops` events of every call of this agent (`memory.ops`); each call
 also publishes them on its room's data channel (topic `memory.ops`).
@@ -119,13 +120,16 @@ class CallerMemory:
         *,
         defaults: CodeDefaults | None = None,
         server: AgentServer | None = None,
+        consolidate: Consolidate | None = None,
     ) -> CallerMemory:
         """Declare the agent at import; a malformed variable ends the process with one line.
 
-        `agent_id` may be an agent definition (`callmemory.define_agent`): its name and memory
-        defaults are used. In a worker's main process about to serve calls the agent is also
-        recorded in the agent registry (`callmemory.registration`), so the web process lists
-        it even when it cannot import this file.
+        `agent_id` may be an agent definition (`callmemory.define_agent`): its name, memory
+        defaults and `consolidate` are used. `consolidate` given here wins over the
+        definition's ("call.ended" when neither says). In a worker's main process about to
+        serve calls the agent is also recorded in the agent registry
+        (`callmemory.registration`), so the web process lists it even when it cannot import
+        this file.
 
         Every problem is printed as `configuration error: ...` on stderr and the process exits
         with status 2 (no traceback). `server`: its `shutdown_process_timeout` is set to
@@ -142,7 +146,10 @@ class CallerMemory:
         try:
             config = load_call_config()
             held = frozenset(definition.interrupt_on) if definition is not None else frozenset()
-            memory = cls(name, defaults or CodeDefaults(), held=held)
+            mode = consolidate or (
+                definition.consolidate if definition is not None else DEFAULT_CONSOLIDATE
+            )
+            memory = cls(name, defaults or CodeDefaults(), consolidate=mode, held=held)
             main = in_main_process()
             prepare_database(config, sys.argv, main_process=main)
         except ConfigError as exc:

@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from chat import DEFAULT_TOOL_SECONDS, DecisionKind, allowed_kinds, check_reserved
+from lifecycle.pass_schedule import CONSOLIDATE_MODES, DEFAULT_CONSOLIDATE, Consolidate
 from memory.config import ConfigError
 from memory.contract import limits
 from memory.documents import NAMESPACE_PATTERN
@@ -56,7 +57,9 @@ class AgentDefinition:
     """One agent: its id, conversation instructions, memory defaults, tools and collections.
 
     `model`: the conversation model of its text turns (None: `CHAT_MODEL`). `tool_seconds`:
-    the deadline of one call of its own tools on a text turn.
+    the deadline of one call of its own tools on a text turn. `consolidate`: when its calls
+    write memory, "call.ended" (one save at the end) or "turn" (a pass after each agent reply,
+    and the final one at the end).
     """
 
     name: str
@@ -66,6 +69,7 @@ class AgentDefinition:
     collections: tuple[str, ...] = ()
     model: str | None = None
     tool_seconds: float = DEFAULT_TOOL_SECONDS
+    consolidate: Consolidate = DEFAULT_CONSOLIDATE
     # held tools: a call waits for a person's decision (`chat.held`); not part of the hash
     interrupt_on: Mapping[str, frozenset[DecisionKind]] = field(
         default_factory=lambda: MappingProxyType({}), hash=False
@@ -95,11 +99,14 @@ def define_agent(
     model: str | None = None,
     tool_seconds: float = DEFAULT_TOOL_SECONDS,
     interrupt_on: Iterable[str] | Mapping[str, Iterable[str]] = (),
+    consolidate: Consolidate = DEFAULT_CONSOLIDATE,
 ) -> AgentDefinition:
     """An agent definition, checked now; `DefinitionError` names the field and the rule.
 
     `interrupt_on`: the agent's own tools whose calls wait for a person's decision, as a list
-    (approve, edit and reject allowed) or a mapping of tool name to the decisions allowed."""
+    (approve, edit and reject allowed) or a mapping of tool name to the decisions allowed.
+    `consolidate`: "call.ended" (the default: one save when a call ends) or "turn" (live
+    memory: a pass after each agent reply while the call runs, and a final one at its end)."""
     defaults = memory or CodeDefaults()
     definition = AgentDefinition(
         name=name,
@@ -110,6 +117,7 @@ def define_agent(
         model=model,
         tool_seconds=tool_seconds,
         interrupt_on=_interrupt_on(name, interrupt_on),
+        consolidate=consolidate,
     )
     check_definition(definition)
     return definition
@@ -190,5 +198,15 @@ def check_definition(definition: AgentDefinition) -> None:
             raise DefinitionError(
                 f"agent {name!r}: interrupt_on: {tool} is not one of the agent's own tools"
             )
+    _check_choices(definition)
+
+
+def _check_choices(definition: AgentDefinition) -> None:
+    """The definition's model and how its calls write memory."""
+    name = definition.name
+    if definition.consolidate not in CONSOLIDATE_MODES:
+        raise DefinitionError(
+            f"agent {name!r}: consolidate: must be one of {', '.join(CONSOLIDATE_MODES)}"
+        )
     if definition.model is not None and not definition.model.strip():
         raise DefinitionError(f"agent {name!r}: model: must be non-empty when given")

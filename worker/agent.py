@@ -69,7 +69,7 @@ async def entrypoint(ctx: JobContext, sessions: SessionFactory = build_session) 
     catalog = load_catalog(settings.agents)
     spec = catalog.get(ctx.job.agent_name or served_agent(catalog, settings.worker_agent))
     config = worker_config(settings)
-    memory = CallerMemory(spec.name, spec.memory, config.call)
+    memory = CallerMemory(spec.name, spec.memory, config.call, consolidate=spec.consolidate)
     session, agent = sessions(config.models), Greeter(spec.instructions, spec.voice_tools)
     if await memory.attach(ctx, session, agent):
         await session.start(agent=agent, room=ctx.room, room_options=ROOM_OPTIONS)
