@@ -16,9 +16,10 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
+if TYPE_CHECKING:  # imported where a request is sent: a process that never asks a model
+    import aiohttp  # (a CLI recall) does not load aiohttp's client
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _STATUS_NAMES = {
@@ -62,15 +63,18 @@ class ProviderClient:
         self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if api_key is not None:
             self._headers["Authorization"] = f"Bearer {api_key}"
-        self._timeout = aiohttp.ClientTimeout(total=timeout_seconds)
+        self._timeout_seconds = timeout_seconds
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def post(self, path: str, body: dict[str, Any]) -> ProviderAnswer:
+        import aiohttp  # noqa: PLC0415  (see TYPE_CHECKING above)
+
         data = json.dumps(body).encode("ascii")  # escaped: a lone surrogate cannot fail here
+        timeout = aiohttp.ClientTimeout(total=self._timeout_seconds)
         try:
             async with self._open().post(
-                f"{self._base}{path}", data=data, headers=self._headers, timeout=self._timeout
+                f"{self._base}{path}", data=data, headers=self._headers, timeout=timeout
             ) as response:
                 if not 200 <= response.status < 300:
                     raise ProviderRequestFailed(status_failure(response.status), response.status)
@@ -81,6 +85,8 @@ class ProviderClient:
             raise ProviderRequestFailed("APIConnectionError") from None
 
     def _open(self) -> aiohttp.ClientSession:
+        import aiohttp  # noqa: PLC0415  (see TYPE_CHECKING above)
+
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._loop is not loop:
             self._session = aiohttp.ClientSession(raise_for_status=False)
