@@ -1,5 +1,5 @@
-"""`caller-memory memory ...`: migrate, add, recall, history, delete-all, search, ops and
-customers.
+"""`caller-memory memory ...`: migrate, add, recall, history, delete-all, export, search, ops
+and customers.
 
 Each prints the HTTP API's body for the same request (`worker.http.server.answers`) as JSON on
 stdout; logs carry no memory text. The agent id is any memory scope (not only a catalog agent),
@@ -9,6 +9,8 @@ as the library's API allows.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -27,7 +29,15 @@ from infra.long_ops import ThroughPooler
 from infra.migrate import MigrationLockTimeout, run_migrations
 from memory.api import Memory, open_memory
 from memory.config import ConfigError, MemoryConfig
-from memory.contract import DEFAULT_RECALL_CALLS, CursorExpired, ErrorInfo, Result, strict_json
+from memory.contract import (
+    DEFAULT_RECALL_CALLS,
+    CursorExpired,
+    ErrorInfo,
+    MemoryFailure,
+    Result,
+    requests,
+    strict_json,
+)
 from memory.search import DEFAULT_K, DEFAULT_MODE, SEARCH_MODES
 from memory.store import (
     DEFAULT_CUSTOMERS,
@@ -37,6 +47,7 @@ from memory.store import (
     MAX_LIMIT,
     MemoryStore,
     customers_after,
+    export_person,
     ops_after,
 )
 from worker.http.server import answers
@@ -55,7 +66,8 @@ def _print(body: dict[str, Any]) -> None:
     print(strict_json.utf8_json(body, indent=2))  # a lone surrogate a model wrote: its `\\u` escape
 
 
-Work = Callable[[asyncpg.Pool, MemoryConfig], Awaitable[dict[str, Any]]]
+Work = Callable[[asyncpg.Pool, MemoryConfig], Awaitable[dict[str, Any] | None]]
+"""A command's work: the body to print, or None when it wrote its own output."""
 
 
 def run_with_pool(work: Work) -> None:
@@ -75,10 +87,11 @@ def _run(work: Work) -> None:
     except FAILURES as exc:  # one line naming DATABASE_URL and the cause
         line = failure_line(exc, "DATABASE_URL", settings.database_url)
         raise Refused(EXIT_FAILED, line) from None
-    _print(body)
+    if body is not None:
+        _print(body)
 
 
-async def _with_pool(work: Work, settings: environment.Environment) -> dict[str, Any]:
+async def _with_pool(work: Work, settings: environment.Environment) -> dict[str, Any] | None:
     url = command_database_url(settings.database_url, settings.memory_pgdata)
     pool = await create_pool(url, timeouts=pool_timeouts(settings))
     try:
@@ -193,6 +206,24 @@ def delete_all(agent_id: AgentArg, user_id: UserArg) -> None:
             lambda data: answers.Erased.of(agent_id, user_id, data).wire(),
         )
     )
+
+
+@memory_app.command()
+def export(agent_id: AgentArg, user_id: UserArg) -> None:
+    """Print everything held about one person under one agent as one JSON document (as the
+    export route; streamed a page of rows at a time, so any size fits in memory)."""
+
+    async def work(pool: asyncpg.Pool, _: MemoryConfig) -> None:
+        try:
+            scope = requests.agent_id(agent_id), requests.user_id(user_id)
+            async with contextlib.aclosing(export_person(pool, *scope)) as pieces:
+                async for piece in pieces:
+                    sys.stdout.write(piece)
+        except MemoryFailure as failure:  # mid-way: the document printed so far stays cut
+            raise refused(ErrorInfo(failure.code, failure.message, failure.field)) from None
+        sys.stdout.write("\n")
+
+    _run(work)
 
 
 @memory_app.command()

@@ -20,6 +20,8 @@ from memory.store._agents import (
 from memory.store._customers import DEFAULT_CUSTOMERS, MAX_CUSTOMERS, Customer, customers_after
 from memory.store._db_errors import DB_ERRORS, MISSING, privileges, translated
 from memory.store._extraction_settings import ExtractionSettings
+from memory.store._export import SECTIONS as EXPORT_SECTIONS
+from memory.store._export import export_person
 from memory.store._facts import DIRECT_WRITE, MemoryStore, Snapshot
 from memory.store._idempotency import (
     KEY_LIFE_SECONDS,
@@ -66,6 +68,7 @@ __all__ = [
     "DEFAULT_CUSTOMERS",
     "DEFAULT_LIMIT",
     "DIRECT_WRITE",
+    "EXPORT_SECTIONS",
     "KEY_LIFE_SECONDS",
     "MAX_CURSOR",
     "MAX_CUSTOMERS",
@@ -100,6 +103,7 @@ __all__ = [
     "expire_keys",
     "expire_ops",
     "expire_ops_batch",
+    "export_person",
     "extraction_settings_store",
     "heard_turns",
     "journal_entries",

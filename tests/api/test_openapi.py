@@ -58,6 +58,8 @@ CALLS: list[Call] = [
     ("POST", "/api/memory/customers/support/recall", "[1, 2", "admin"),  # malformed JSON
     ("POST", "/api/memory/customers/support/history", {"userId": USER}, "memory-reader"),
     ("POST", "/api/memory/customers/support/history", {}, "memory-reader"),  # 400
+    ("POST", "/api/memory/customers/support/export", {"userId": USER}, "memory-reader"),
+    ("POST", "/api/memory/customers/support/export", {"userId": USER}, "memory-eraser"),  # 403
     ("POST", "/api/memory/customers/support/search", {"query": "Corolla"}, "memory-reader"),
     (
         "POST",

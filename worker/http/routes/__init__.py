@@ -10,6 +10,7 @@ from __future__ import annotations
 from worker.http.routes import (
     activity,
     customer_add,
+    customer_export,
     customers,
     documents,
     extraction,
@@ -33,6 +34,7 @@ ROUTES: tuple[Route, ...] = (
     *settings.ROUTES,
     *customers.ROUTES,
     *customer_add.ROUTES,
+    *customer_export.ROUTES,
     *search.ROUTES,
     *extraction.ROUTES,
     *activity.ROUTES,

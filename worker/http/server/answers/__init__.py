@@ -48,6 +48,7 @@ from worker.http.server.answers.errors import (
     ErrorAnswer,
     ErrorDetail,
 )
+from worker.http.server.answers.export import MemoryExport
 from worker.http.server.answers.extraction import Extraction, Guidance, PlatformDefault
 from worker.http.server.answers.health import Health
 from worker.http.server.answers.ops import OpItem, OpsEventItem, OpsLog, OpsMemory
@@ -120,6 +121,7 @@ __all__ = [
     "Health",
     "MemoryAgent",
     "MemoryAgents",
+    "MemoryExport",
     "MemoryOutlook",
     "Number",
     "OpItem",

@@ -1,0 +1,98 @@
+"""One person's export: everything held about them under one agent, as one JSON document.
+
+    POST /api/memory/customers/{agentId}/export   {"userId": "+34 611 22 33 44"}   (memory:read)
+
+The document (`answers.MemoryExport`, written by `memory.store.export_person`) is streamed as
+it is read, a page of rows at a time, so a person with years of calls is never held in memory.
+The scope is `memory:read`: a key that can read a person's facts, history, sessions and ops
+events can already read all of it piece by piece; the export only puts it in one place.
+
+The person and the first database step are checked before the answer starts, so a bad body is
+a 400 and a database that does not answer a 503, as on every route. Each database step is then
+bounded by the web process's deadline; a failure after the answer started cuts the document
+short (its JSON does not close), and the client reads a truncated body, never a complete-looking
+one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import structlog
+from aiohttp import web
+
+from memory.contract import MemoryFailure, requests
+from memory.store import export_person
+from worker.http.routes.customers import PersonBody
+from worker.http.server import answers
+from worker.http.server.context import DATABASE_DEADLINE, POOL, Route, agent_of
+from worker.http.server.request_body import parse_body, read_json
+
+log = structlog.get_logger(__name__)
+PATH = "/api/memory/customers/{agentId}/export"
+FILENAME = "memory-export.json"
+
+
+async def export(request: web.Request) -> web.StreamResponse:
+    agent = agent_of(request, request.match_info["agentId"])
+    body = parse_body(PersonBody, await read_json(request))
+    user_id = requests.user_id(body.user_id)
+    pieces = export_person(
+        request.app[POOL], agent.name, user_id, step_seconds=request.app[DATABASE_DEADLINE]
+    )
+    async with contextlib.aclosing(pieces):
+        head = await anext(pieces)  # before the answer starts: a failure is an error answer
+        response = web.StreamResponse(
+            headers={
+                "Cache-Control": "no-store",
+                "Content-Disposition": f'attachment; filename="{FILENAME}"',
+            }
+        )
+        response.content_type = "application/json"
+        response.charset = "utf-8"
+        await response.prepare(request)
+        written = await _send(response, head, pieces)
+    log.info("memory.customer_exported", agent_id=agent.name, bytes=written)
+    return response
+
+
+async def _send(response: web.StreamResponse, head: str, pieces: AsyncIterator[str]) -> int:
+    """Write the document; the bytes written. A database failure or a client gone mid-way
+    ends the answer without closing the JSON."""
+    written = 0
+    try:
+        chunk = head.encode()
+        await response.write(chunk)
+        written += len(chunk)
+        async for piece in pieces:
+            chunk = piece.encode()
+            await response.write(chunk)
+            written += len(chunk)
+        await response.write_eof()
+    except MemoryFailure as failure:
+        log.warning("memory.export_cut", code=failure.code)
+    except ConnectionResetError:  # the client went while a piece was written
+        pass
+    return written
+
+
+ROUTES = (
+    Route(
+        "POST",
+        PATH,
+        export,
+        "memory:read",
+        agents="one",
+        deadline="own",
+        body=PersonBody,
+        answers=((200, answers.MemoryExport),),
+        summary="Everything held about one customer under one agent, as one JSON document",
+        description=(
+            "Streamed as it is read, in one database snapshot: facts with every version,"
+            " call records, ops events, unsaved call journals, chat sessions with their turns"
+            " and run detail, held decisions, idempotency keys; each row as stored. Nothing of"
+            " anyone else. After delete-all every list is empty (the revision counter stays)."
+        ),
+    ),
+)
