@@ -71,13 +71,21 @@ class DecisionPending(_Coded):
 
     code = "decision_pending"
 
-    def __init__(self, decision_id: str) -> None:
+    def __init__(
+        self,
+        decision_id: str,
+        field: str = SESSION_FIELD,
+        held: PendingDecision | None = None,
+        advice: str = "decide it before sending a new message",
+    ) -> None:
+        """`field`: what names the session on the caller's wire; `held`: the pending call,
+        for a wire that answers it as structured fields (AG-UI)."""
         super().__init__(
-            f"{SESSION_FIELD}: a decision is pending on this session (decision {decision_id}):"
-            " decide it before sending a new message",
-            SESSION_FIELD,
+            f"{field}: a decision is pending on this session (decision {decision_id}): {advice}",
+            field,
         )
         self.decision_id = decision_id
+        self.held = held
 
 
 class DecisionTaken(_Coded):

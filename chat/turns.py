@@ -39,6 +39,7 @@ from chat.journal import (
 )
 from chat.memory_tools import ToolScope, memory_tools
 from chat.model import ConversationModel, Relay
+from chat.restore import Restored, restore_thread
 from chat.session_claim import (
     Claim,
     OpenedTurn,
@@ -146,6 +147,9 @@ class ChatTurns:
         held, session = opened.claim, request.session
         new = request.messages if request.reconcile is None else request.reconcile(opened.thread)
         found = await self._found(held, session, opened, request, new)
+        origin = request.origin
+        if held is not None:  # the save names the session the turn keeps
+            origin = replace(origin, session_id=held.session_id)
         facts = TurnFacts(
             agent.name,
             request.identities,
@@ -153,6 +157,7 @@ class ChatTurns:
             request.options,
             opened.settings,
             request.client_tools,
+            origin,
         )
         turn = self._input(agent, facts, found.thread, can_park=held is not None)
         digest, carried = found.digest, found.carried
@@ -165,6 +170,21 @@ class ChatTurns:
 
     async def read_decision(self, decision_id: str) -> DecisionRow:
         return await self.bounded(read_decision(self.pool, decision_id))
+
+    async def restore(
+        self, agent_id: str, session_key: str, identities: dict[str, str]
+    ) -> Restored:
+        """A `session`'s thread and pending decision as a reconnecting client is given them
+        (`chat.restore`): read only, nothing claimed, no model asked."""
+        agent = await self.agents(agent_id)
+        key = self.bound_keys.get(agent.name)
+        if key is None:
+            settings = await self.bounded(load_call_settings(self.pool, agent.name, agent.code))
+            key = None if settings.binding is None else settings.binding.identity_key
+            if key is not None:
+                self.bound_keys[agent.name] = key
+        address = address_of("session", agent.name, session_key, key, identities)
+        return await self.bounded(restore_thread(self.pool, address))
 
     async def resume(
         self,

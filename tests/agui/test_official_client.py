@@ -25,7 +25,7 @@ SCRIPT = Path(__file__).with_name("client.mjs")
 PACKAGE = ROOT / "node_modules" / "@ag-ui" / "client" / "package.json"
 
 
-async def run_client(app: Client) -> dict[str, Any]:
+async def run_client(app: Client, script: Path = SCRIPT) -> dict[str, Any]:
     node = shutil.which("node")
     if node is None or not PACKAGE.exists():
         browser_missing("node and @ag-ui/client are needed: install node 20, then `make setup`")
@@ -36,7 +36,7 @@ async def run_client(app: Client) -> dict[str, Any]:
         "PATH": str(Path(node).parent),  # type: ignore[arg-type]
     }
     process = await asyncio.create_subprocess_exec(
-        str(node), str(SCRIPT), cwd=ROOT, env=env, stdout=-1, stderr=-1
+        str(node), str(script), cwd=ROOT, env=env, stdout=-1, stderr=-1
     )
     out, err = await asyncio.wait_for(process.communicate(), BUSY_MACHINE_SECONDS * 3)
     assert process.returncode == 0, err.decode()
@@ -79,3 +79,34 @@ async def test_the_official_client_streams_holds_and_round_trips_a_client_tool(
     assert client["messages"][-1]["content"] == "Going ahead."
     sent = model_server.requests[-1]["messages"]
     assert sent[-1]["role"] == "tool" and sent[-1]["content"] == "yes"
+
+
+async def test_a_reloaded_page_gets_its_thread_and_pending_approval_back_and_resumes_it(
+    agui_app: Client, model_server: ModelServer
+) -> None:
+    """A fresh `HttpAgent` on a parked thread, with no messages: the connect run restores the
+    messages and `pendingInterrupts` (no model request); a new message meets the 409 with the
+    pending call; the restored interrupt resumes (`tests/agui/client_restore.mjs`)."""
+    model_server.call_tool("issue_refund", {"order_id": "A-1", "amount": 10})
+    model_server.answer_text("Refunded.")
+    seen = await run_client(agui_app, SCRIPT.with_name("client_restore.mjs"))
+
+    [parked] = seen["parked"]
+    restored = seen["restored"]
+    assert restored["events"] == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    assert restored["interrupts"] == [parked | {"reason": "tool_call", "tool": "issue_refund"}]
+    user, held = restored["messages"]
+    assert (user["role"], user["content"]) == ("user", "Refund 10 on A-1")
+    assert held["toolCalls"] == ["issue_refund"] and held["toolCallIds"] == [parked["toolCallId"]]
+
+    refused = seen["refused"]
+    assert refused["status"] == 409
+    assert (refused["error"]["code"], refused["error"]["field"]) == ("decision_pending", "threadId")
+    decision = refused["error"]["decision"]
+    assert (decision["id"], decision["toolCallId"]) == (parked["id"], parked["toolCallId"])
+    assert decision["tool"] == "issue_refund"
+
+    assert seen["results"] == ["refunded 10 on A-1 for crm/42"]
+    assert [m["role"] for m in seen["after"]] == ["user", "assistant", "tool", "assistant"]
+    assert seen["after"][-1]["content"] == "Refunded." and seen["pendingAfter"] == 0
+    assert len(model_server.requests) == 2  # the held call and the answer: none to restore

@@ -158,16 +158,18 @@ async def test_new_messages_at_their_limits_and_past_them(
     assert len(model_server.requests[-1]["messages"]) == 1 + 256
 
 
-async def test_a_run_with_no_new_message_is_refused(agui_app: Client) -> None:
+async def test_a_run_with_no_new_message_is_a_connect_run_not_a_refusal(agui_app: Client) -> None:
+    """Its answer is the thread (`tests/agui/test_restore.py`), here an empty one."""
     said = [
         {"id": "u1", "role": "user", "content": "hi"},
         {"id": "a1", "role": "assistant", "content": "Hello."},
     ]
-    error = await refused(agui_app, run_body(messages=said))
-    assert (error["status"], error["field"]) == (400, "messages")
-    assert "no new message" in error["message"]
-    error = await refused(agui_app, run_body(messages=[]))
-    assert (error["status"], error["field"]) == (400, "messages")
+    for messages in (said, []):
+        body = run_body(messages=messages)
+        async with agui_app.post(PATH, json=body, headers=headers()) as answer:
+            assert answer.status == 200
+            events = parse_events(await answer.text())
+        assert types(events) == ["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
 
 
 async def test_an_unknown_agent_or_one_the_key_does_not_reach_is_404(agui_app: Client) -> None:

@@ -21,6 +21,7 @@ import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from chat.held import DecisionPending, PendingDecision
 from chat.journal import ActedThenFailed, OutcomeUnknown
 from memory.contract import CodedError
 from worker.http.server.answers.errors import AnthropicError, ErrorAnswer
@@ -45,6 +46,7 @@ class Problem:
     field: str | None = None
     headers: tuple[tuple[str, str], ...] = ()  # beside the JSON type, e.g. `Allow`
     close: bool = False  # close the connection after answering (the rest of a body is unread)
+    held: PendingDecision | None = None  # the call a `decision_pending` waits on (AG-UI)
 
     @property
     def status(self) -> int:
@@ -81,7 +83,8 @@ def translate(failure: Exception) -> Problem:
     if isinstance(failure, CodedFailure):
         close = isinstance(failure, BodyTimedOut | BodyTooLarge | ClientGone)
         headers = _retry_headers(failure)
-        return Problem(failure.code, failure.message, failure.field, headers, close)
+        held = failure.held if isinstance(failure, DecisionPending) else None
+        return Problem(failure.code, failure.message, failure.field, headers, close, held)
     if isinstance(failure, web.HTTPException):
         allow = failure.headers.get("Allow")
         headers = () if allow is None else (("Allow", allow),)
@@ -138,7 +141,7 @@ def error_body(problem: Problem, wire: Wire = "plain") -> dict[str, Any]:
         return AnthropicError.of(kind, code, message, field).wire()
     if wire == "openai":
         return ErrorAnswer.openai(code, message, field, _openai_type(problem.status)).wire()
-    return ErrorAnswer.of(code, message, field).wire()
+    return ErrorAnswer.of(code, message, field, problem.held).wire()
 
 
 def answer(problem: Problem, *, wire: Wire = "plain") -> web.Response:

@@ -18,11 +18,13 @@ import structlog
 from ag_ui.core import RunAgentInput
 from aiohttp import web
 
-from chat import DecisionNotFound, SessionRef, TurnRequest, TurnResult
-from worker.http.server.context import Route
+from chat import DecisionNotFound, DecisionPending, SessionRef, TurnRequest, TurnResult
+from worker.http.server.context import Route, reaches
 from worker.http.server.errors import UNEXPECTED, translate
+from worker.http.server.failures import ModelNotFound
 from worker.http.server.request_body import client_text, parse_body, read_json
 from worker.http.wires.agui_body import AguiRun, as_tool, new_messages, read_run
+from worker.http.wires.agui_restore import outcome, snapshot
 from worker.http.wires.agui_resume import decision_of
 from worker.http.wires.agui_stream import RunStream
 from worker.http.wires.turns import chat_turns, continue_turn, reachable_decision, turn_request
@@ -41,6 +43,7 @@ def run_turn_request(request: web.Request, agent: str, run: AguiRun) -> TurnRequ
         SessionRef("session", run.thread_id),
         reconcile=functools.partial(new_messages, run.candidates),
         client_tools=tuple(as_tool(t) for t in run.tools),
+        channel="agui",
     )
 
 
@@ -68,15 +71,45 @@ def client_words(body: object) -> object:
     return body
 
 
+async def connect(request: web.Request, agent: str, run: AguiRun, stream: RunStream) -> None:
+    """A run with no new message: the thread back, ended as its last run ended
+    (`agui_restore`); no model is asked."""
+    if not reaches(request, agent):
+        raise ModelNotFound()
+    restored = await chat_turns(request).restore(agent, run.thread_id, run.identities)
+    await stream.restored(snapshot(restored), outcome(restored))
+
+
+async def taken(request: web.Request, agent: str, run: AguiRun, stream: RunStream) -> TurnResult:
+    """The run's new turn; while a decision is pending on the thread, the 409 names `threadId`
+    and carries the pending call (id, tool, arguments) to rebuild its approval from."""
+    turn = run_turn_request(request, agent, run)
+    try:
+        return await chat_turns(request).take(turn, stream.relay, stream)
+    except DecisionPending as pending:
+        try:
+            row = await chat_turns(request).read_decision(pending.decision_id)
+        except DecisionNotFound:  # decided and its session deleted meanwhile
+            raise pending from None
+        advice = "answer its interrupt with a resume entry (a run with no new message gives it)"
+        raise DecisionPending(row.pending.id, "threadId", row.pending, advice) from None
+
+
 async def run_agent(request: web.Request) -> web.StreamResponse:
     body = parse_body(RunAgentInput, client_words(await read_json(request, model_text=True)))
     run = read_run(request, body)
     agent = request.match_info["agentId"]
     stream = RunStream(request, run.thread_id, run.run_id)
+    if not run.resume and not run.candidates:
+        try:
+            await connect(request, agent, run, stream)
+        except ConnectionError:
+            if not stream.started:
+                raise
+            log.info("agui.run_abandoned", agent_id=agent)
+        return stream.response
     work: Awaitable[TurnResult] = (
-        resumed(request, run, stream)
-        if run.resume
-        else chat_turns(request).take(run_turn_request(request, agent, run), stream.relay, stream)
+        resumed(request, run, stream) if run.resume else taken(request, agent, run, stream)
     )
     try:
         result = await work

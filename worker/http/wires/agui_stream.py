@@ -18,6 +18,8 @@ from typing import Any, TypeAlias
 from ag_ui.core import (
     PROTOCOL_VERSION,
     BaseEvent,
+    Message,
+    MessagesSnapshotEvent,
     RunErrorEvent,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
@@ -137,6 +139,13 @@ class RunStream:
             usage=usage(result),
         )
         await self._send(*self._close_text(), finished)
+        await self.response.write_eof()
+
+    async def restored(self, messages: list[Message], outcome: Outcome) -> None:
+        """A connect run: the thread as one `MESSAGES_SNAPSHOT`, then how its last run ended."""
+        snapshot = MessagesSnapshotEvent(messages=messages)
+        finished = RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, outcome=outcome)
+        await self._send(snapshot, finished)
         await self.response.write_eof()
 
     async def fail(self, code: str, message: str) -> None:

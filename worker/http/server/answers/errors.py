@@ -4,9 +4,34 @@ Anthropic's envelope on the Anthropic Messages wire."""
 
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import TYPE_CHECKING, Literal, Self
 
 from worker.http.server.answers.base import Answer, WireAnswer
+
+if TYPE_CHECKING:
+    from chat import PendingDecision
+
+
+class HeldCall(Answer):
+    """The call a `decision_pending` refusal waits on, on the AG-UI wire: the decision's id
+    (the interrupt's), the held call's id, its tool and arguments (JSON text, as the model
+    wrote them) and the decisions it allows."""
+
+    id: str
+    tool_call_id: str
+    tool: str
+    arguments: str
+    allowed: list[Literal["approve", "edit", "reject"]]
+
+    @classmethod
+    def of(cls, held: PendingDecision) -> Self:
+        return cls(
+            id=held.id,
+            tool_call_id=held.tool_call_id,
+            tool=held.tool,
+            arguments=held.arguments,
+            allowed=list(held.allowed),
+        )
 
 
 class ErrorDetail(Answer):
@@ -16,6 +41,8 @@ class ErrorDetail(Answer):
     # on the OpenAI-compatible chat wire (`/v1/...`) also OpenAI's own two fields
     type: str | None = None
     param: str | None = None
+    # `decision_pending` on the AG-UI wire: the pending call, to rebuild its approval from
+    decision: HeldCall | None = None
 
 
 class ErrorAnswer(Answer):
@@ -24,8 +51,13 @@ class ErrorAnswer(Answer):
     error: ErrorDetail
 
     @classmethod
-    def of(cls, code: str, message: str, field: str | None) -> Self:
-        return cls(error=ErrorDetail(code=code, message=message, field=field))
+    def of(
+        cls, code: str, message: str, field: str | None, held: PendingDecision | None = None
+    ) -> Self:
+        if held is None:  # the member is written only when there is a call to show
+            return cls(error=ErrorDetail(code=code, message=message, field=field))
+        detail = ErrorDetail(code=code, message=message, field=field, decision=HeldCall.of(held))
+        return cls(error=detail)
 
     @classmethod
     def openai(cls, code: str, message: str, field: str | None, kind: str) -> Self:
