@@ -2,13 +2,16 @@
 
 The agent's fixed identity key names the field. On a phone call `phoneNumber` comes only from
 telephony: the accepted SIP participant's number, or on a call we dialed, the number we dialed
-(server-owned job metadata). In a browser test room it comes only from the explicit
-`phoneNumber` test identity the API validated into the dispatch metadata (never from a
-phone-shaped `customerId`). Every other key (`email`, `customerId`, any custom literal such as
-`contact.email`) comes only from identities the integration put in the server-owned dispatch
-metadata (`sip.job_metadata`), looked up by its literal name. What a browser participant sets
-on itself is never read. Without an identity the call runs without memory and the result names
-why. The id found is validated here, once, for the whole call.
+(server-owned job metadata), unless the request that started the call named a `phoneNumber`
+identity of its own. In a browser test room it comes only from the explicit `phoneNumber` test
+identity the API validated into the dispatch metadata (never from a phone-shaped `customerId`).
+Every other key (`email`, `customerId`, any custom literal such as `contact.email`) comes from a
+SIP participant's `callmemory.identity.<key>` attribute, which the operator's trunk or dispatch
+rule sets per caller (`sip.identity_attributes`), else from identities the integration put in
+the server-owned dispatch metadata (`sip.job_metadata`), looked up by its literal name; an
+inbound SIP caller with neither says so (`identity_attribute_missing`). What a browser
+participant sets on itself is never read. Without an identity the call runs without memory and
+the result names why. The id found is validated here, once, for the whole call.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from sip.job_metadata import JobMetadata
 
 PHONE_NUMBER_KEY = "phoneNumber"
 
-IdentitySource = Literal["sip", "dialed", "metadata"]
+IdentitySource = Literal["sip", "dialed", "metadata", "attribute"]
 
 
 class NoIdentity(StrEnum):
@@ -36,6 +39,8 @@ class NoIdentity(StrEnum):
     CALLER_WITHHELD = "caller_withheld"
     METADATA_INVALID = "metadata_invalid"
     IDENTITY_INVALID = "identity_invalid"
+    ATTRIBUTE_MISSING = "identity_attribute_missing"
+    """An inbound SIP caller named nothing under the key: no attribute, no dispatch metadata."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +83,10 @@ class Offered:
 
 def offer(caller: Caller | None, metadata: JobMetadata) -> Offered:
     """Every identity the caller offers, each validated once for the whole call."""
-    keys = dict.fromkeys((PHONE_NUMBER_KEY, *metadata.identities))
+    named = caller.identities if caller is not None else {}
+    keys = dict.fromkeys((PHONE_NUMBER_KEY, *named, *metadata.identities))
     identities = {key: _checked(_found(key, caller, metadata)) for key in keys}
-    absent = NoIdentity.METADATA_INVALID if metadata.problem else NoIdentity.IDENTITY_MISSING
-    return Offered(identities, absent)
+    return Offered(identities, _absent(caller, metadata))
 
 
 def resolve_identity(key: str | None, caller: Caller | None, metadata: JobMetadata) -> Identity:
@@ -95,9 +100,22 @@ def offered_identities(caller: Caller | None, metadata: JobMetadata) -> dict[str
 
 
 def _found(key: str, caller: Caller | None, metadata: JobMetadata) -> Identity:
+    if key == PHONE_NUMBER_KEY and metadata.outbound and metadata.identities.get(key):
+        return _from_metadata(key, metadata)  # the request that dials named the callee's
     if key == PHONE_NUMBER_KEY:
         return _phone_number(caller, metadata)
+    if caller is not None and (value := caller.identities.get(key)):
+        return Identity(user_id=value, source="attribute")  # per caller: before the dispatch's
     return _from_metadata(key, metadata)
+
+
+def _absent(caller: Caller | None, metadata: JobMetadata) -> NoIdentity:
+    """The reason for a key nobody offered."""
+    if metadata.problem is not None:
+        return NoIdentity.METADATA_INVALID
+    if caller is not None and caller.is_sip and not caller.outbound:
+        return NoIdentity.ATTRIBUTE_MISSING  # the trunk's mapping or the rule brought none
+    return NoIdentity.IDENTITY_MISSING
 
 
 def _checked(found: Identity) -> Identity:

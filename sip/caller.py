@@ -9,6 +9,9 @@ A value is a usable number only when its judged part (the user part of a `sip:`/
 URI or of `user@host`, else the whole value) is not a withheld marker ("anonymous",
 "restricted", ...) and holds at least three decimal digits. So `sip:anonymous@anonymous.invalid`,
 `+`, `0` and `**` are no number at all. A usable value is kept byte-for-byte, URI and all.
+
+A SIP participant may also carry identities other than the number, in attributes the operator's
+trunk or dispatch rule sets (`sip.identity_attributes`); a browser participant's never count.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
+
+from sip.identity_attributes import caller_identities
 
 if TYPE_CHECKING:  # the phone rules load without livekit (the CLI, text turns)
     from livekit import rtc
@@ -68,6 +73,8 @@ class Caller:
     """The SIP party's number exactly as given; None when absent or withheld."""
     outbound: bool = False
     """A SIP call we dialed (no dispatch rule accepted it)."""
+    identities: Mapping[str, str] = field(default_factory=dict)
+    """Other identities the SIP participant's attributes name (key -> value, unchanged)."""
 
     @property
     def withheld(self) -> bool:
@@ -92,6 +99,7 @@ def read_caller(facts: ParticipantFacts) -> Caller:
         is_sip=True,
         phone_number=usable_number(facts.attributes.get(PHONE_NUMBER_ATTR)),
         outbound=RULE_ID_ATTR not in facts.attributes,
+        identities=caller_identities(facts.attributes),
     )
 
 

@@ -8,10 +8,11 @@ ignored:
      "dialed_number": "+34600000000",
      "outbound": {"trunk_id": "ST_..."}}
 
-`identities` names who a browser test call is about (checked by `chat.identities` before it
-is written). `dialed_number` with `outbound.trunk_id` asks the job to dial that number first; the
-number is then also the callee's identity. Values are kept exactly as given (no trimming, case or
-Unicode normalisation); JSON is written 7-bit and reads back every code point exactly.
+`identities` names who a browser test call or an outbound call is about (checked by
+`chat.identities` before it is written). `dialed_number` with `outbound.trunk_id` asks the job
+to dial that number first; the number is then also the callee's `phoneNumber` identity, unless
+`identities` names a `phoneNumber` of its own. Values are kept exactly as given (no trimming,
+case or Unicode normalisation); JSON is written 7-bit and reads back every code point exactly.
 """
 
 from __future__ import annotations
@@ -57,10 +58,17 @@ def browser_metadata(identities: Mapping[str, str]) -> str:
     return _dumps({"identities": dict(identities)})
 
 
-def outbound_metadata(dialed_number: str, trunk_id: str) -> str:
-    """Metadata for a call the job must dial: the number is also the call's identity."""
+def outbound_metadata(
+    dialed_number: str, trunk_id: str, identities: Mapping[str, str] | None = None
+) -> str:
+    """Metadata for a call the job must dial, with the callee's checked identities; the
+    number is also the callee's `phoneNumber` unless `identities` names one."""
     return _dumps(
-        {"identities": {}, "dialed_number": dialed_number, "outbound": {"trunk_id": trunk_id}}
+        {
+            "identities": dict(identities or {}),
+            "dialed_number": dialed_number,
+            "outbound": {"trunk_id": trunk_id},
+        }
     )
 
 

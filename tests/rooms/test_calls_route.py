@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 import structlog
+from jsonschema import Draft202012Validator
 
+from chat.identities import MAX_ENTRIES, MAX_NAME_CHARS, MAX_VALUE_CHARS
 from lifecycle.identity import resolve_identity
 from sip.job_metadata import outbound_plan, parse_job_metadata
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
@@ -18,6 +20,19 @@ from worker.voice_settings import VoiceSettings
 PATH = "/api/voice/calls"
 NUMBER = "+34600111222"
 DISPATCH = "AgentDispatchService/CreateDispatch"
+AT_LIMIT = [
+    {f"k{i}": "v" for i in range(MAX_ENTRIES)},
+    {"n" * MAX_NAME_CHARS: "ü" * MAX_VALUE_CHARS, "contact.email": "  Zoë@Example.com\t"},
+]
+PAST_LIMIT: list[tuple[object, str]] = [
+    ({f"k{i}": "v" for i in range(MAX_ENTRIES + 1)}, "identities_too_many"),
+    ({"n" * (MAX_NAME_CHARS + 1): "v"}, "identity_name_too_long"),
+    ({"customerId": "x" * (MAX_VALUE_CHARS + 1)}, "identity_value_too_long"),
+    ({"customerId": ""}, "identity_value_empty"),
+    ({"": "v"}, "identity_name_empty"),
+    ({"customerId": 7}, "identity_value_not_string"),
+    (["customerId"], "identities_not_object"),
+]
 
 
 async def _post(client: Client, body: Any, key: str = "operator") -> tuple[int, Any]:
@@ -99,3 +114,57 @@ class TestStartCall:
     async def test_needs_the_voice_calls_scope(self, client: Client, key: str, status: int) -> None:
         got, _ = await _post(client, {"agentId": "support", "phoneNumber": NUMBER}, key=key)
         assert got == status
+
+
+class TestIdentities:
+    """`identities` beside the number: the rules and limits of `POST /api/voice/rooms`."""
+
+    @pytest.mark.parametrize("identities", AT_LIMIT)
+    async def test_at_the_limit_they_reach_the_job_byte_for_byte(
+        self, client: Client, livekit: LiveKitServer, identities: dict[str, str]
+    ) -> None:
+        body = {"agentId": "crm", "phoneNumber": NUMBER, "identities": identities}
+        status, answer = await _post(client, body)
+        assert status == 202, answer
+        metadata = parse_job_metadata(livekit.calls(DISPATCH)[0].metadata)
+        assert dict(metadata.identities) == identities
+        assert metadata.outbound is not None and metadata.outbound.number == NUMBER
+
+    @pytest.mark.parametrize(("identities", "rule"), PAST_LIMIT)
+    async def test_one_past_the_limit_is_a_400_naming_the_rule(
+        self, client: Client, livekit: LiveKitServer, identities: Any, rule: str
+    ) -> None:
+        body = {"agentId": "crm", "phoneNumber": NUMBER, "identities": identities}
+        status, answer = await _post(client, body)
+        assert (status, answer["error"]["code"]) == (400, "invalid_identities")
+        assert answer["error"]["field"] == "identities" and rule in answer["error"]["message"]
+        assert livekit.recorded == []
+
+    async def test_the_customer_is_the_identity_and_the_number_stays_phone_number(
+        self, client: Client, livekit: LiveKitServer
+    ) -> None:
+        """An agent keyed by customerId gets the request's id; the dialed number is still the
+        callee's phoneNumber, unless `identities` names one."""
+        body = {"agentId": "crm", "phoneNumber": NUMBER, "identities": {"customerId": "C-1"}}
+        await _post(client, body)
+        await _post(client, {**body, "identities": {"phoneNumber": "34600111222"}})
+        first, second = (parse_job_metadata(d.metadata) for d in livekit.calls(DISPATCH))
+        assert resolve_identity("customerId", None, first).user_id == "C-1"
+        assert resolve_identity("phoneNumber", None, first).user_id == NUMBER
+        assert resolve_identity("phoneNumber", None, second).user_id == "34600111222"
+
+    async def test_the_openapi_document_states_the_same_limits(self, client: Client) -> None:
+        document = await (await client.get("/api/openapi.json")).json()
+        schemas = document["components"]["schemas"]
+        assert (
+            schemas["CallBody"]["properties"]["identities"]
+            == schemas["RoomBody"]["properties"]["identities"]
+        )
+        schema = {**schemas["CallBody"], "components": document["components"]}
+        validator = Draft202012Validator(schema)
+        for identities in AT_LIMIT:
+            body = {"agentId": "crm", "phoneNumber": NUMBER, "identities": identities}
+            assert validator.is_valid(body)
+        for refused, _ in PAST_LIMIT:
+            past: dict[str, object] = {"agentId": "crm", "phoneNumber": NUMBER}
+            assert not validator.is_valid({**past, "identities": refused}), refused

@@ -177,11 +177,11 @@ RESOLVE_CASES: list[tuple[str, str | None, Caller | None, JobMetadata, Identity]
         found("ada@example.com", "metadata"),
     ),
     (
-        "email on a phone call still needs the integration",
+        "email on a phone call still needs the integration (or the trunk's attribute)",
         "email",
         INBOUND_CALLER,
         NONE,
-        missing(NoIdentity.IDENTITY_MISSING),
+        missing(NoIdentity.ATTRIBUTE_MISSING),
     ),
     (
         "literal dotted field name",

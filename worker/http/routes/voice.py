@@ -5,7 +5,9 @@ hands the browser a one-room token. The answer also says whether the call will h
 decided by the same resolver the worker runs on the same metadata, so a missing identity shows
 up before anyone speaks. The API key's owner is never an identity: only the map (and a scalar
 `customerId`) reach the metadata. `POST /api/voice/calls` dispatches an agent that will dial a
-number; the number is checked, never logged, and becomes the callee's identity.
+number; the number is checked, never logged, and becomes the callee's `phoneNumber` identity
+unless its `identities` (the same map, the same rules) names one; the map's other keys reach
+the job the same way, so an agent keyed by `customerId` recalls the person it calls.
 """
 
 from __future__ import annotations
@@ -15,7 +17,13 @@ from typing import Any
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
-from chat.identities import check_identities, merge_customer_id
+from chat.identities import (
+    MAX_ENTRIES,
+    MAX_NAME_CHARS,
+    MAX_VALUE_CHARS,
+    check_identities,
+    merge_customer_id,
+)
 from lifecycle.identity import resolve_identity
 from memory.contract import limits
 from memory.store import load_settings
@@ -36,13 +44,22 @@ from worker.http.server.request_body import parse_body, read_json
 
 DISPATCHER: web.AppKey[Dispatcher | None] = web.AppKey("dispatcher")
 _AGENT_ID = Field(alias="agentId", min_length=1, max_length=limits.MAX_AGENT_ID_CHARS)
+_IDENTITIES_SCHEMA: dict[str, Any] = {
+    "type": ["object", "null"],
+    "description": "who the call is about: identity key -> value, both kept byte-for-byte",
+    "maxProperties": MAX_ENTRIES,
+    "propertyNames": {"minLength": 1, "maxLength": MAX_NAME_CHARS},
+    "additionalProperties": {"type": "string", "minLength": 1, "maxLength": MAX_VALUE_CHARS},
+}
+# the map is checked by chat.identities, which names each rule; the document states its limits
+_IDENTITIES = Field(default=None, json_schema_extra=_IDENTITIES_SCHEMA)
 
 
 class RoomBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     agent_id: str = _AGENT_ID
-    identities: Any = None  # checked by chat.identities, which names each rule
+    identities: Any = _IDENTITIES
     customer_id: Any = Field(default=None, alias="customerId")
 
 
@@ -52,6 +69,7 @@ class CallBody(BaseModel):
     agent_id: str = _AGENT_ID
     phone_number: Any = Field(alias="phoneNumber")  # checked by sip.dialing
     trunk_id: Any = Field(default=None, alias="trunkId")
+    identities: Any = _IDENTITIES
 
 
 def _dispatcher(request: web.Request) -> Dispatcher:
@@ -110,7 +128,8 @@ async def start_call(request: web.Request) -> web.Response:
     agent = agent_of(request, body.agent_id)
     number = check_destination(body.phone_number)
     trunk = check_trunk_id(_trunk(body.trunk_id, dispatcher))
-    call = await dispatcher.start_outbound(agent.name, outbound_metadata(number, trunk), trunk)
+    metadata = outbound_metadata(number, trunk, check_identities(body.identities))
+    call = await dispatcher.start_outbound(agent.name, metadata, trunk)
     answer = answers.OutboundCall(
         agent_id=agent.name,
         room_name=call.room_name,
