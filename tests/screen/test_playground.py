@@ -285,7 +285,12 @@ async def test_a_call_waiting_for_a_decision_is_listed_and_decided_in_the_playgr
     await click(page, "tab-sessions")
     await wait_text(page, "status", "1 call(s) waiting for a decision")
     [waiting] = await rows(page, "#waiting-list tbody tr")
-    assert waiting[1:4] == [KEY, "issue_refund", '{"order_id": "A-1", "amount": 500}']
+    assert waiting[1:5] == [
+        f"customerId: {CUSTOMER}",
+        KEY,
+        "issue_refund",
+        '{"order_id": "A-1", "amount": 500}',
+    ]
     assert await violations(page, axe_source()) == [], "the calls waiting"
 
     await page.evaluate("document.querySelector('#waiting-list .open-decision').click()")

@@ -151,7 +151,8 @@ export function history(conv) {
 
 // A decision already pending on the thread (found through GET /api/chat/decisions, e.g. a
 // session continued from the Sessions view): its call shown held, its interrupt open, as if
-// this page had seen the run that parked it.
+// this page had seen the run that parked it; the interrupt keeps whom it acts for and the
+// customer's message behind it, as stored.
 export function withPending(conv, pending) {
   if (conv.interrupts.some((i) => i.id === pending.id)) return conv;
   const call = { kind: "tool", id: pending.toolCallId, name: pending.tool, args: pending.arguments,
@@ -160,6 +161,7 @@ export function withPending(conv, pending) {
     ? conv.items.map((i) => (i.id === call.id ? { ...i, state: "held" } : i))
     : [...conv.items, call];
   const interrupt = { id: pending.id, reason: "tool_call", toolCallId: pending.toolCallId,
-    metadata: { tool: pending.tool, allowed: pending.allowed } };
+    metadata: { tool: pending.tool, allowed: pending.allowed },
+    identities: pending.identities, userMessage: pending.userMessage };
   return { ...conv, items, interrupts: [...conv.interrupts, interrupt] };
 }

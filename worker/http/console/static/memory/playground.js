@@ -1,14 +1,15 @@
 // The Playground: talk to the chosen agent over its own AG-UI wire (POST /agui/{agent}), the
 // reply streaming in, each tool call shown as it happens, a held tool decided inline (the next
 // run carries `resume`). Every conversation is a session whose key is the thread id; "New
-// conversation" starts a fresh thread, "Continue in Playground" (Sessions view) reopens one.
+// conversation" starts a fresh thread, "Continue in Playground" (Sessions view) reopens one and
+// "Decide in Playground" opens a held call's stored thread with its stored customer (read-only).
 import { ApiError, api } from "./api.js";
 import { $, element, fail, show } from "./dom.js";
 import { newId, run, runInput } from "./agui.js";
 import {
   addUser, apply, conversation, decide, history, resumeEntries, resumed, undecided, withPending,
 } from "./conversation.js";
-import { decisionPanel } from "./decision.js";
+import { customerText, decisionPanel } from "./decision.js";
 import { toolCallNode } from "./toolcalls.js";
 import { state } from "./state.js";
 
@@ -28,15 +29,43 @@ function messageNode(item, earlier = false) {
   return node;
 }
 
+// the customer's message that led to a held call: stored with a pending decision, else the
+// last message this page sent before the call
+function messageBefore(item) {
+  const at = conv.items.indexOf(item);
+  const sent = conv.items.slice(0, at).filter((i) => i.kind === "user");
+  return sent.length ? sent[sent.length - 1].text : null;
+}
+
 function itemNode(item) {
   if (item.kind !== "tool") return messageNode(item);
   const node = toolCallNode({ ...item, arguments: item.args }, STATES[item.state]);
   const interrupt = conv.interrupts.find((i) => i.toolCallId === item.id);
   if (item.state === "held" && interrupt) {
-    node.append(decisionPanel(interrupt, item, (d) => decided(interrupt.id, d),
-      (message) => fail({ message, field: "editedArgs" })));
+    const context = { identities: interrupt.identities ?? conv.identities,
+      userMessage: interrupt.userMessage ?? messageBefore(item) };
+    node.append(decisionPanel(interrupt, item, context, (d) => decided(interrupt.id, d),
+      (draft) => invalid(interrupt.id, draft), conv.drafts?.[interrupt.id]));
   }
   return node;
+}
+
+// a decision that did not go through, kept as typed with its error; its call's panel redrawn
+function withDraft(from, interruptId, draft) {
+  const callId = from.interrupts.find((i) => i.id === interruptId)?.toolCallId;
+  return { ...from, drafts: { ...from.drafts, [interruptId]: draft },
+    items: from.items.map((item) => (item.id === callId ? { ...item } : item)) };
+}
+
+function focusInvalid() {
+  $("playground-log").querySelector('.decision [aria-invalid="true"]')?.focus();
+}
+
+function invalid(interruptId, draft) {
+  conv = withDraft(conv, interruptId, draft);
+  draw();
+  fail({ message: draft.error, field: "editedArgs" });
+  focusInvalid();
 }
 
 function draw() {
@@ -64,17 +93,19 @@ function earlierNodes(turns) {
 
 function describeThread() {
   const who = Object.entries(conv.identities).map(([k, v]) => `${k}: ${v}`).join(", ");
-  const origin = conv.earlier.length ? `continued: ${conv.earlier.length} earlier turn(s)` : "new conversation";
+  const earlier = conv.earlier.length ? `continued: ${conv.earlier.length} earlier turn(s)` : null;
+  const origin = conv.deciding ? `stored thread, a held call to decide${earlier ? ` · ${earlier}` : ""}`
+    : earlier ?? "new conversation";
   $("playground-thread").textContent = `Thread ${conv.threadId} · ${origin}${who ? ` · ${who}` : ""}`;
 }
 
 const identityKey = () => state.settings?.binding?.identityKey ?? "customerId";
 
 // the customer field: editable until the conversation has a turn (a thread's identities never
-// change: other identities would address another session)
+// change: other identities would address another session); a stored thread shows its own
 function drawCustomer() {
   const field = $("playground-customer");
-  field.disabled = conv.items.length > 0 || conv.earlier.length > 0;
+  field.disabled = conv.items.length > 0 || conv.earlier.length > 0 || Boolean(conv.deciding);
   if (field.disabled) field.value = Object.values(conv.identities).join(", ");
   $("playground-identity-key").textContent = identityKey();
 }
@@ -88,6 +119,7 @@ function takeCustomer() {
 
 function start(next) {
   controller?.abort();
+  if (conv && (conv.deciding || conv.earlier.length)) $("playground-customer").value = "";
   conv = next;
   drawn.clear();
   drawCustomer();
@@ -104,10 +136,18 @@ export function newConversation() {
   $("playground-message").focus();
 }
 
-// the Sessions view's "Continue in Playground": the session's thread and identities, its turns
-export function continueSession(agent, session, turns) {
-  start(conversation(agent, session.key, session.identities ?? {}, turns));
-  showPending().catch(() => {}); // a key without the decisions scope: nothing to show
+// the Sessions view's "Continue in Playground": the session's thread and identities, its turns.
+// "Decide in Playground" passes the pending decision: its stored customer, the call held.
+export function continueSession(agent, session, turns, pending = null) {
+  const identities = pending?.identities ?? session.identities ?? {};
+  start({ ...conversation(agent, session.key, identities, turns), deciding: Boolean(pending) });
+  if (!pending) {
+    showPending().catch(() => {}); // a key without the decisions scope: nothing to show
+    return;
+  }
+  conv = withPending(conv, pending);
+  draw();
+  announce();
 }
 
 // a decision already pending on this thread (parked on another wire, or by an earlier page):
@@ -120,6 +160,9 @@ async function showPending() {
   const found = decisions.filter((d) => d.sessionKey === mine.threadId);
   if (!found.length) return;
   for (const pending of found) conv = withPending(conv, pending);
+  conv = { ...conv, deciding: true };
+  drawCustomer();
+  describeThread();
   draw();
   const tools = found.map((d) => d.tool).join(", ");
   show(`${tools} is waiting for your decision: the session takes no new message until then.`);
@@ -127,7 +170,7 @@ async function showPending() {
 
 export async function loadPlayground() {
   if (!conv || conv.agent !== state.agent) start(conversation(state.agent, newId()));
-  if (undecided(conv).length) return;
+  if (undecided(conv).length) return announce(); // the view's switch cleared the status line
   show(conv.earlier.length
     ? `Continuing the session ${conv.threadId}: your next message goes on its thread.`
     : `Talking to ${conv.agent}.`);
@@ -158,7 +201,10 @@ function running(yes) {
 function announce() {
   const open = undecided(conv);
   if (conv.error) fail({ message: `The run failed: ${conv.error}` });
-  else if (open.length) show(`${open.map((i) => i.metadata?.tool ?? "A tool").join(", ")} is waiting for your decision.`);
+  else if (open.length) {
+    const whom = conv.deciding ? `, for ${customerText(conv.identities)}` : "";
+    show(`${open.map((i) => i.metadata?.tool ?? "A tool").join(", ")} is waiting for your decision${whom}.`);
+  }
   else show("Reply complete.");
 }
 
@@ -222,11 +268,18 @@ async function decided(interruptId, decision) {
   conv = resumed(conv);
   show("Decision sent; the turn continues.");
   $("playground-message").focus();
+  let refused = null;
   await attempt(resume, (error) => { // refused: still pending (unless decided elsewhere)
     if (error.code === "decision_taken") return;
-    conv = before;
+    const field = error.field ? ` (field: ${error.field})` : "";
+    refused = { kind: decision.kind, text: decision.text, message: decision.message,
+      error: `${error.message}${field}` };
+    conv = withDraft(before, interruptId, refused);
     draw();
   });
+  if (!refused) return;
+  $("status").textContent = "The decision was refused: nothing ran and the call is still held.";
+  focusInvalid();
 }
 
 function submit(event) {

@@ -101,8 +101,8 @@ function bind() {
   bindCustomers();
   bindSettings();
   bindExtraction();
-  bindSessions((agent, session, turns) => { // Continue in Playground
-    continueSession(agent, session, turns);
+  bindSessions((agent, session, turns, pending) => { // Continue (or Decide) in Playground
+    continueSession(agent, session, turns, pending);
     showView("playground");
   });
   bindPlayground();

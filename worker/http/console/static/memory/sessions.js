@@ -6,6 +6,7 @@
 import { ApiError, api } from "./api.js";
 import { $, button, element, fill, guarded, load, loading, row, show, timeElement, when } from "./dom.js";
 import { state } from "./state.js";
+import { customerText } from "./decision.js";
 import { toolCallList } from "./toolcalls.js";
 
 // who a session is about: the selected customer, else every identity its turns named
@@ -15,12 +16,31 @@ const customerOf = (s) => s.userId ?? (Object.entries(s.identities ?? {})
 const sessionsPath = (suffix = "") =>
   `/api/chat/sessions/${encodeURIComponent(state.agent)}${suffix}`;
 
-let continueIn = null; // (agent, session, turns): the Playground takes a session's thread over
+let continueIn = null; // (agent, session, turns, pending?): the Playground takes a thread over
 
 async function decideInPlayground(pending) {
   const path = sessionsPath(`/${encodeURIComponent(pending.sessionId)}`);
   const { session, turns } = await api("GET", path);
-  continueIn(state.agent, session, turns);
+  continueIn(state.agent, session, turns, pending);
+}
+
+// how long a call has waited: "under a minute", "12 min", "3 h 5 min", "2 d 4 h"
+export function waitedFor(iso, now = Date.now()) {
+  const minutes = Math.floor(Math.max(0, now - new Date(iso).getTime()) / 60000);
+  if (Number.isNaN(minutes)) return "—";
+  if (minutes < 1) return "under a minute";
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
+function waitedCell(iso) {
+  const node = timeElement(iso);
+  node.textContent = waitedFor(iso);
+  node.title = `since ${when(iso)}`;
+  return node;
 }
 
 function argumentsText(raw) {
@@ -37,7 +57,8 @@ async function loadWaiting() {
       const { decisions } = await api("GET", `/api/chat/decisions?${query}`);
       count = decisions.length;
       return decisions.map((d) => row(
-        timeElement(d.createdAt),
+        waitedCell(d.createdAt),
+        element("span", customerText(d.identities), "id"),
         element("span", d.sessionKey, "id"),
         d.tool,
         element("code", argumentsText(d.arguments)),
