@@ -169,6 +169,7 @@ async def main(rounds: int, replies_only: bool, journal_only: bool = False) -> N
 
     await offer_code_bindings(pool, {AGENT: "phoneNumber"})
     os.environ.update({"DATABASE_URL": url, "OPENAI_API_KEY": "bench"})
+    os.environ["STACKBONE_MEMORY_EMBEDDING_MODEL"] = ""  # as before: no embeddings in the jobs
     side = FakeCallSide(MockRoom())
     async with job_server(side, save_timeout=40.0, idle_processes=1) as server:
         jobs = await interleave(lambda read: job_path(pool, server, side, read), rounds // 2)

@@ -88,7 +88,7 @@ def memory_config(settings: environment.Environment, **options: object) -> Memor
         env_reasoning_effort=settings.memory_reasoning_effort,
         timeout_seconds=settings.memory_timeout_seconds,
         structured_output=settings.memory_response_format == "json_schema",
-        embedding_model=settings.memory_embedding_model,
+        embedding_model=settings.memory_embedding_model.strip() or None,  # "": turned off
         embedding_timeout_seconds=settings.memory_embedding_timeout_seconds,
         database_timeout_seconds=settings.database_command_timeout_seconds,
         parse_timeout_seconds=settings.documents_parse_timeout_seconds,

@@ -35,6 +35,7 @@ from infra.long_ops import (
     DEFAULT_LONG_STATEMENT_SECONDS,
 )
 from memory.config import (
+    DEFAULT_EMBEDDING_MODEL,
     DEFAULT_EMBEDDING_TIMEOUT_SECONDS,
     DEFAULT_PARSE_TIMEOUT_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
@@ -42,6 +43,8 @@ from memory.config import (
     ConfigError,
 )
 
+# set but empty (or blank), these turn their feature off (given as ""); unset, the default is on
+OFF_WHEN_EMPTY = frozenset({"STACKBONE_MEMORY_EMBEDDING_MODEL"})
 ENV_LOCAL = Path(".env.local")
 """Read from the working directory when present; real environment variables win over it."""
 
@@ -102,7 +105,7 @@ class Environment(BaseSettings):
 
     model_config = SettingsConfigDict(
         case_sensitive=True,
-        env_ignore_empty=True,  # an empty (or blank) variable is an unset one
+        env_ignore_empty=True,  # an empty (or blank) variable is unset (but `OFF_WHEN_EMPTY`)
         extra="ignore",
         frozen=True,
         populate_by_name=False,
@@ -148,7 +151,10 @@ class Environment(BaseSettings):
     memory_response_format: Literal["json_schema", "json_object"] = Field(
         "json_schema", alias="STACKBONE_MEMORY_RESPONSE_FORMAT"
     )
-    memory_embedding_model: str | None = Field(None, alias="STACKBONE_MEMORY_EMBEDDING_MODEL")
+    # "" (set empty, `OFF_WHEN_EMPTY`): no embedding model
+    memory_embedding_model: str = Field(
+        DEFAULT_EMBEDDING_MODEL, alias="STACKBONE_MEMORY_EMBEDDING_MODEL"
+    )
     memory_embedding_timeout_seconds: Seconds = Field(
         DEFAULT_EMBEDDING_TIMEOUT_SECONDS, alias="STACKBONE_MEMORY_EMBEDDING_TIMEOUT_SECONDS"
     )
@@ -320,7 +326,8 @@ class _MappingSource(EnvSettingsSource):
         super().__init__(Environment, case_sensitive=True, env_ignore_empty=True)
 
     def _load_env_vars(self) -> Mapping[str, str | None]:
-        return {name: value for name, value in self._mapping.items() if value.strip()}
+        given = self._mapping.items()
+        return {n: v.strip() and v for n, v in given if v.strip() or n in OFF_WHEN_EMPTY}
 
 
 def default(variable: str) -> Any:
@@ -359,7 +366,8 @@ class Required:
 
 
 def given_values(env: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The model's variables as given (blank ones left out), before validation.
+    """The model's variables as given (blank ones left out, but for `OFF_WHEN_EMPTY`'s, given
+    as ""), before validation.
 
     For checks that must run even when another variable is invalid, so that every problem is
     named in one message.

@@ -23,6 +23,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from chat.config import ChatConfig
+from memory.config import provider_model
 from memory.contract import CodedError
 from memory.extraction import ProviderClient, ProviderRequestFailed
 
@@ -104,6 +105,7 @@ class ConversationModel:
         """The request body as it travels (the client's own typed `create` spends more time
         re-checking its parameters than the rest of the wire; these are checked already)."""
         body: dict[str, Any] = {"model": self._config.model, "messages": messages, **options}
+        body["model"] = provider_model(body["model"])  # the agent's own or CHAT_MODEL
         if tools:
             body["tools"] = tools
         if stream:

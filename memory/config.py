@@ -3,6 +3,10 @@
 Model: stored selection, then the client option, then `STACKBONE_MEMORY_MODEL`, then the
 platform default. Reasoning effort: stored selection, then client option, then
 `STACKBONE_MEMORY_REASONING_EFFORT`, then `high`.
+
+Model names: every model this service names to a provider (extraction, embeddings, the text
+turns' and the voice conversation models) goes through `provider_model`, the one rule of
+`provider/model` names (docs/configuration.md#model-names).
 """
 
 from __future__ import annotations
@@ -15,9 +19,21 @@ DEFAULT_MODEL = "openai/gpt-5.6-luna"
 DEFAULT_REASONING_EFFORT = "high"
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 DIRECT_PROVIDER_PREFIX = "openai/"
+"""The one provider prefix understood: the OpenAI-compatible endpoint configured (base URL)."""
+DEFAULT_EMBEDDING_MODEL = "openai/text-embedding-3-small"
 DEFAULT_TIMEOUT_SECONDS = 30.0
 DEFAULT_EMBEDDING_TIMEOUT_SECONDS = 10.0
 DEFAULT_PARSE_TIMEOUT_SECONDS = 10.0
+
+
+def provider_model(name: str) -> str:
+    """The model id sent to the provider for a configured model name.
+
+    `openai/<model>` names a model of the configured OpenAI-compatible endpoint: the prefix is
+    removed and `<model>` is sent. Any other name, with or without a slash (`gpt-4.1-mini`,
+    `acme/llama-3`), is sent exactly as written, for gateways that route by their own prefixes.
+    """
+    return name.removeprefix(DIRECT_PROVIDER_PREFIX)
 
 
 class ConfigError(ValueError):
@@ -42,7 +58,8 @@ class MemoryConfig:
     env_reasoning_effort: str | None = None
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     structured_output: bool = True
-    # semantic search: unset model = lexical search only
+    # semantic search and documents: None = lexical search only, no documents (the process
+    # environment's default is `DEFAULT_EMBEDDING_MODEL`: `callmemory.environment`)
     embedding_model: str | None = None
     embedding_timeout_seconds: float = DEFAULT_EMBEDDING_TIMEOUT_SECONDS
     # the bound of each public call's database work: the pool's command timeout
@@ -78,8 +95,8 @@ class ModelChoice:
 
     @property
     def provider_model(self) -> str:
-        """The id sent to the provider: a leading `openai/` is stripped for direct calls."""
-        return self.model.removeprefix(DIRECT_PROVIDER_PREFIX)
+        """The id sent to the provider (`provider_model`)."""
+        return provider_model(self.model)
 
 
 def resolve_choice(

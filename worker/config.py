@@ -12,7 +12,7 @@ from typing import Final
 from callmemory import environment
 from callmemory.config import CallConfig, call_config
 from callmemory.environment import default
-from memory.config import ConfigError
+from memory.config import ConfigError, provider_model
 
 REQUIRED_LIVEKIT = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
 
@@ -56,9 +56,9 @@ def voice_models(env: environment.Environment) -> VoiceModels:
     return VoiceModels(
         base_url=env.voice_base_url or env.openai_base_url,
         api_key=api_key,
-        llm=env.voice_llm_model,
-        stt=env.voice_stt_model,
-        tts=env.voice_tts_model,
+        llm=provider_model(env.voice_llm_model),
+        stt=provider_model(env.voice_stt_model),
+        tts=provider_model(env.voice_tts_model),
         voice=env.voice_tts_voice,
     )
 

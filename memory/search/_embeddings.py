@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from memory.config import MemoryConfig
+from memory.config import MemoryConfig, provider_model
 from memory.contract import InvalidModelOutput
 from memory.extraction import (
     ProviderClient,
@@ -68,7 +68,9 @@ class EmbeddingModel:
     """The provider's embeddings endpoint: one request per batch, never retried."""
 
     def __init__(self, config: MemoryConfig) -> None:
-        self.model = config.embedding_model
+        # the id sent, which vectors and collections record: `openai/x` and `x` are one model
+        named = config.embedding_model
+        self.model = None if named is None else provider_model(named)
         self._config = config
         self._client = ProviderClient(
             config.base_url, config.api_key, config.embedding_timeout_seconds

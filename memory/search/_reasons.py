@@ -66,8 +66,9 @@ REASONS: dict[str, Reason] = {
         ),
         Reason(
             NO_EMBEDDING_MODEL,
-            "no embedding model is configured",
-            "set STACKBONE_MEMORY_EMBEDDING_MODEL (and the provider's key) and restart",
+            "no embedding model is configured (STACKBONE_MEMORY_EMBEDDING_MODEL set empty)",
+            "unset STACKBONE_MEMORY_EMBEDDING_MODEL (the default, openai/text-embedding-3-small)"
+            " or name a model, with the provider's key, and restart",
         ),
         Reason(
             EMBEDDING_FAILED,

@@ -74,6 +74,7 @@ async def test_memory_commands_print_the_http_bodies(
         "DATABASE_URL": database_url,
         "STACKBONE_MEMORY_BASE_URL": model_server.url,
         "STACKBONE_MEMORY_API_KEY": "k",
+        "STACKBONE_MEMORY_EMBEDDING_MODEL": "",  # set empty: no embedding model, lexical search
     }
     model_server.answer([add_op("Prefers email.")], "Asked about the invoice.")
     code, out, err = await run(

@@ -58,7 +58,11 @@ async def test_ingest_list_search_delete(
 async def test_refusals_are_one_line(
     database_url: str, model_server: ModelServer, tmp_path: Path
 ) -> None:
-    env = {"DATABASE_URL": database_url, "STACKBONE_MEMORY_BASE_URL": model_server.url}
+    env = {
+        "DATABASE_URL": database_url,
+        "STACKBONE_MEMORY_BASE_URL": model_server.url,
+        "STACKBONE_MEMORY_EMBEDDING_MODEL": "",  # set empty: no embedding model
+    }
     odd = tmp_path / "notes.doc"
     odd.write_bytes(b"x")
     code, _, err = await run("docs", "ingest", str(odd), env=env)
