@@ -201,13 +201,14 @@ async def serving(server: AgentServer, idle_processes: int = 0) -> AsyncIterator
         await running
 
 
-async def dispatch(server: AgentServer, metadata: str = "") -> None:
+async def dispatch(server: AgentServer, metadata: str = "", *, agent_name: str = AGENT) -> None:
     """Start one fake job, with the dispatch metadata LiveKit's server would set.
 
     `simulate_job(room, fake_job=True)` is this with empty metadata; in livekit-agents 1.8.9 it
-    takes no metadata, so a job that needs some is launched the same way with it.
+    takes no metadata, so a job that needs some is launched the same way with it. `agent_name`:
+    the agent the dispatch names (another than `AGENT` launches the job even without metadata).
     """
-    if not metadata:
+    if not metadata and agent_name == AGENT:
         await server.simulate_job("call-room", fake_job=True)
         return
     job = agent.Job(
@@ -215,7 +216,7 @@ async def dispatch(server: AgentServer, metadata: str = "") -> None:
         room=models.Room(sid="RM_call", name="call-room"),
         type=agent.JobType.JT_ROOM,
         metadata=metadata,
-        agent_name=AGENT,
+        agent_name=agent_name,
     )
     info = RunningJobInfo(
         worker_id=server.id,
