@@ -28,6 +28,7 @@ from chat.held import (
     Status,
     ordered,
 )
+from chat.paging import Cursor, page
 from chat.progress import progress_json, progress_of
 from chat.session_claim import Claim, ClaimLost
 from chat.snapshot import settings_json, settings_of
@@ -55,8 +56,10 @@ _COLUMNS = """id::text as id, session_id, session_key, agent_id, tool_call_id, t
   decided_at"""
 _ONE = f"select {_COLUMNS} from {_S}.chat_decisions where id = $1::uuid"
 _LIST = f"""select {_COLUMNS} from {_S}.chat_decisions
- where ($1::text[] is null or agent_id = any($1)) and ($2::text is null or status = $2)
+ where ($1::text[] is null or agent_id = any($1)) and ($2::text is null or status = $2){{more}}
  order by created_at desc, id limit $3"""
+_CUSTOMER = " and user_id = ${n}"
+_AFTER = " and created_at <= ${n} and (created_at < ${n} or id > ${m}::uuid)"
 _DECIDE = f"""with decided as (
   update {_S}.chat_decisions set status = $2, decision = $3::jsonb, decided_at = now()
    where id = $1::uuid and status = 'pending'
@@ -229,9 +232,40 @@ async def list_decisions(
     db: Queryable, agents: list[str] | None, status: Status | None, limit: int = MAX_LIST
 ) -> list[DecisionRow]:
     """Decisions newest first, of `agents` (None: all) and of one status (None: any)."""
+    rows, _ = await decision_page(db, agents, status, limit)
+    return rows
+
+
+def _list_statement(customer: str | None, after: Cursor | None) -> tuple[str, list[object]]:
+    """The listing's statement for the filters given (the cursor bounds the index scan)."""
+    more, args = "", list[object]()
+    if customer is not None:
+        more += _CUSTOMER.format(n=4)
+        args.append(customer)
+    if after is not None:
+        n = 4 + len(args)
+        more += _AFTER.format(n=n, m=n + 1)
+        args += [after.at, after.id]
+    return _LIST.format(more=more), args
+
+
+async def decision_page(
+    db: Queryable,
+    agents: list[str] | None,
+    status: Status | None,
+    limit: int = MAX_LIST,
+    *,
+    customer: str | None = None,
+    after: Cursor | None = None,
+) -> tuple[list[DecisionRow], str | None]:
+    """A page of decisions newest first, of `agents` (None: all), of one status (None: any)
+    and of one customer (its `userId`, byte for byte), from `after`; with the next page's
+    cursor (None: the last page)."""
+    statement, args = _list_statement(customer, after)
     async with translated(Unavailable, "decision list"):
-        rows = await db.fetch(_LIST, agents, status, limit)
-    return [_row(r) for r in rows]
+        rows = await db.fetch(statement, agents, status, limit + 1, *args)
+    found = [_row(r) for r in rows]
+    return page(found, limit, lambda d: (d.pending.created_at, d.pending.id))
 
 
 def decision_json(decision: Decision) -> dict[str, Any]:

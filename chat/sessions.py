@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+from chat.paging import Cursor, page
 from chat.session_claim import (
     RELEASE_SECONDS,
     SessionAddress,
@@ -41,6 +42,7 @@ __all__ = [  # the turn's side is re-exported from `chat.session_claim` and `cha
     "open_session",
     "record",
     "release",
+    "session_page",
     "thread",
 ]
 
@@ -49,7 +51,10 @@ MAX_LIST = 100
 
 _COLUMNS = "id, kind, session_key, user_id, identities, created_at, updated_at, turns"
 _LIST = f"""select {_COLUMNS}
-  from {_S}.chat_sessions where agent_id = $1 order by updated_at desc, id limit $2"""
+  from {_S}.chat_sessions where agent_id = $1{{customer}}{{after}}
+ order by updated_at desc, id limit $2"""
+_CUSTOMER = " and user_id = $3"
+_AFTER = " and updated_at <= ${n} and (updated_at < ${n} or id > ${m})"
 _ONE = f"""select {_COLUMNS}
   from {_S}.chat_sessions where agent_id = $1 and id = $2"""
 _TURNS = f"""select position, user_message, reply, prompt_tokens, completion_tokens,
@@ -111,9 +116,36 @@ def _session(r: Any) -> SessionRow:
 
 async def list_sessions(db: Queryable, agent_id: str, limit: int = MAX_LIST) -> list[SessionRow]:
     """An agent's sessions, most recently used first."""
+    rows, _ = await session_page(db, agent_id, limit)
+    return rows
+
+
+def _list_statement(customer: str | None, after: Cursor | None) -> tuple[str, list[object]]:
+    """The listing's statement for the filters given (each variant keeps its index use: the
+    cursor bounds the index scan, never a filter over the rows before it)."""
+    args: list[object] = [] if customer is None else [customer]
+    bound = ""
+    if after is not None:
+        n = 3 + len(args)
+        bound = _AFTER.format(n=n, m=n + 1)
+        args += [after.at, after.id]
+    return _LIST.format(customer="" if customer is None else _CUSTOMER, after=bound), args
+
+
+async def session_page(
+    db: Queryable,
+    agent_id: str,
+    limit: int = MAX_LIST,
+    *,
+    customer: str | None = None,
+    after: Cursor | None = None,
+) -> tuple[list[SessionRow], str | None]:
+    """A page of an agent's sessions, most recently used first (of one customer: its `userId`,
+    byte for byte), from `after`; with the next page's cursor (None: the last page)."""
+    statement, args = _list_statement(customer, after)
     async with translated(Unavailable, "session list"):
-        rows = await db.fetch(_LIST, agent_id, limit)
-    return [_session(r) for r in rows]
+        rows = await db.fetch(statement, agent_id, limit + 1, *args)
+    return page([_session(r) for r in rows], limit, lambda s: (s.updated_at, s.id))
 
 
 async def open_session(

@@ -14,10 +14,18 @@ from typing import Annotated, Any
 import asyncpg
 import typer
 
-from chat import MAX_LIST, list_decisions, read_decision
+from chat import MAX_LIST, read_decision
+from chat.decisions import decision_page
 from chat.held import Status
+from chat.paging import is_uuid
 from worker.http.server.answers import DecisionItem, Decisions
-from worker.session_commands import run_operator_command
+from worker.session_commands import (
+    CursorOption,
+    CustomerOption,
+    page_filters,
+    run_operator_command,
+    tell_next,
+)
 
 decisions_app = typer.Typer(
     help="Read held tools' decisions (JSON on stdout); decide through the API or the console.",
@@ -32,12 +40,18 @@ def list_command(
     ] = None,
     status: Annotated[Status | None, typer.Option(help="only decisions in this status")] = None,
     limit: Annotated[int, typer.Option(min=1, max=MAX_LIST, help="decisions to show")] = MAX_LIST,
+    cursor: CursorOption = None,
+    customer: CustomerOption = None,
 ) -> None:
     """Decisions newest first: the held call (tool, arguments, decisions allowed), its agent
-    and session, and what was decided."""
+    and session, and what was decided; a page at a time (the next page's `--cursor` on
+    stderr)."""
+    after, only = page_filters(cursor, customer, is_uuid)
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
-        rows = await list_decisions(pool, None if agent is None else [agent], status, limit)
+        agents = None if agent is None else [agent]
+        rows, more = await decision_page(pool, agents, status, limit, customer=only, after=after)
+        tell_next(more)
         return Decisions.of(rows).wire()
 
     run_operator_command(work, agent)

@@ -25,11 +25,12 @@ from chat import (
     SessionNotFound,
     check_session_id,
     delete_session,
-    list_sessions,
     open_session,
 )
+from chat.paging import Cursor, check_customer, decode_cursor, is_session_id
+from chat.sessions import session_page
 from memory.config import MemoryConfig
-from memory.contract import ErrorInfo
+from memory.contract import ErrorInfo, InvalidRequest
 from memory.store import registered
 from worker.catalog import UnknownAgent
 from worker.http.server import answers
@@ -83,15 +84,45 @@ def run_operator_command(work: Work, agent: str | None = None) -> None:
     run_with_pool(with_pool)
 
 
+CursorOption = Annotated[
+    str | None, typer.Option(help="the page after the one that printed this cursor")
+]
+CustomerOption = Annotated[
+    str | None, typer.Option(help="only this customer's (their userId, exactly)")
+]
+
+
+def page_filters(
+    cursor: str | None, customer: str | None, check_id: Callable[[str], bool]
+) -> tuple[Cursor | None, str | None]:
+    """A listing's `--cursor` and `--customer`, or a refusal naming the option (exit 2)."""
+    try:
+        return decode_cursor(cursor, check_id), check_customer(customer)
+    except InvalidRequest as exc:
+        raise refused(ErrorInfo(exc.code, exc.message, exc.field)) from None
+
+
+def tell_next(cursor: str | None) -> None:
+    """The next page's option on stderr (stdout stays the route's body)."""
+    if cursor is not None:
+        typer.echo(f"next page: --cursor {cursor}", err=True)
+
+
 @sessions_app.command("list")
 def list_command(
     agent_id: AgentArg,
     limit: Annotated[int, typer.Option(min=1, max=MAX_LIST, help="sessions to show")] = MAX_LIST,
+    cursor: CursorOption = None,
+    customer: CustomerOption = None,
 ) -> None:
-    """An agent's sessions, most recently used first."""
+    """An agent's sessions, most recently used first, a page at a time (the next page's
+    `--cursor` on stderr)."""
+    after, only = page_filters(cursor, customer, is_session_id)
 
     async def work(pool: asyncpg.Pool) -> dict[str, Any]:
-        return answers.ChatSessions.of(agent_id, await list_sessions(pool, agent_id, limit)).wire()
+        rows, more = await session_page(pool, agent_id, limit, customer=only, after=after)
+        tell_next(more)
+        return answers.ChatSessions.of(agent_id, rows).wire()
 
     run_operator_command(work, agent_id)
 

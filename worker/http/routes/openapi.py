@@ -68,6 +68,12 @@ def _parameters(route: Route) -> list[dict[str, Any]]:
 
 def _operation(route: Route) -> dict[str, Any]:
     responses = {str(status): _json(_ref(model), "success") for status, model in route.answers}
+    for response in responses.values():
+        if route.answer_headers:
+            response["headers"] = {
+                name: {"description": what, "schema": {"type": "string"}}
+                for name, what in route.answer_headers
+            }
     if not route.answers:  # only the document itself: any JSON object
         responses["200"] = _json({"type": "object"}, "success")
     errors = _ref(route.errors or ErrorAnswer)

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from chat import MAX_LIST, check_session_id, delete_session, list_sessions, open_session
+from chat import MAX_LIST, check_session_id, delete_session, open_session
+from chat.paging import is_session_id
+from chat.sessions import session_page
 from worker.http.server import answers
 from worker.http.server.context import POOL, Route, agent_of, respond
 from worker.http.server.integers import optional_integer
+from worker.http.server.paging import NEXT_LINK, cursor_of, customer_of, with_next
 
 MAX_LIMIT = MAX_LIST
 
@@ -33,8 +36,12 @@ def _session_id(request: web.Request) -> str:
 
 async def sessions(request: web.Request) -> web.Response:
     agent = _agent_id(request)
-    rows = await list_sessions(request.app[POOL], agent, _limit(request))
-    return respond(answers.ChatSessions.of(agent, rows).wire())
+    limit, customer = _limit(request), customer_of(request)
+    after = cursor_of(request, is_session_id)
+    rows, cursor = await session_page(
+        request.app[POOL], agent, limit, customer=customer, after=after
+    )
+    return with_next(request, respond(answers.ChatSessions.of(agent, rows).wire()), cursor)
 
 
 async def one_session(request: web.Request) -> web.Response:
@@ -59,8 +66,15 @@ ROUTES = (
         "memory:read",
         agents="one",
         answers=((200, answers.ChatSessions),),
-        query=("limit",),
+        query=("limit", "cursor", "customer"),
+        answer_headers=(NEXT_LINK,),
         summary="An agent's chat sessions, most recently used first",
+        description=(
+            "A page of at most `limit` (1..100, default 100) sessions. `customer` keeps the"
+            " sessions whose `userId` is that value, byte for byte. When more follow, the"
+            ' `Link` header names the next page (rel="next": this query with `cursor` set);'
+            " `cursor` is opaque, and a value this listing did not give is a 400 naming it."
+        ),
     ),
     Route(
         "GET",

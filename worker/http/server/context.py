@@ -95,6 +95,7 @@ class Route:
     answers: tuple[tuple[int, type[BaseModel]], ...] = ()
     query: tuple[str, ...] = ()
     headers: tuple[tuple[str, str], ...] = ()  # request headers it reads: (name, what it is)
+    answer_headers: tuple[tuple[str, str], ...] = ()  # headers of its success answers
     summary: str = ""
     description: str = ""
     upload: tuple[str, ...] = ()  # media types of a raw (non-JSON) request body

@@ -12,12 +12,14 @@ from typing import get_args
 
 from aiohttp import web
 
-from chat import list_decisions
+from chat.decisions import decision_page
 from chat.held import Status
+from chat.paging import is_uuid
 from memory.contract import InvalidRequest
 from worker.http.server.answers import Continued, DecisionItem, Decisions
 from worker.http.server.context import POOL, Route, agent_of, respond, restricted_to
 from worker.http.server.integers import optional_integer
+from worker.http.server.paging import NEXT_LINK, cursor_of, customer_of, with_next
 from worker.http.server.request_body import parse_body, read_json
 from worker.http.wires.decision_bodies import DecisionBody
 from worker.http.wires.decision_stream import stream_continuation
@@ -46,8 +48,12 @@ def _agents(request: web.Request) -> list[str] | None:
 
 async def decisions(request: web.Request) -> web.Response:
     limit = optional_integer(request.query.get("limit"), "limit", MAX_LIMIT, 1, MAX_LIMIT)
-    rows = await list_decisions(request.app[POOL], _agents(request), _status(request), limit)
-    return respond(Decisions.of(rows).wire())
+    agents, status, customer = _agents(request), _status(request), customer_of(request)
+    after = cursor_of(request, is_uuid)
+    rows, cursor = await decision_page(
+        request.app[POOL], agents, status, limit, customer=customer, after=after
+    )
+    return with_next(request, respond(Decisions.of(rows).wire()), cursor)
 
 
 async def one_decision(request: web.Request) -> web.Response:
@@ -74,8 +80,16 @@ ROUTES = (
         "decisions",
         agents="listing",
         answers=((200, Decisions),),
-        query=("agent", "status", "limit"),
+        query=("agent", "status", "limit", "cursor", "customer"),
+        answer_headers=(NEXT_LINK,),
         summary="Held tools' decisions, newest first (pending ones: status=pending)",
+        description=(
+            "A page of at most `limit` (1..100, default 100) decisions. `customer` keeps the"
+            " decisions whose `userId` (the customer the held turn acts for) is that value,"
+            ' byte for byte. When more follow, the `Link` header names the next page (rel="next":'
+            " this query with `cursor` set); `cursor` is opaque, and a value this listing did"
+            " not give is a 400 naming it."
+        ),
     ),
     Route(
         "GET",
