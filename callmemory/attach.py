@@ -270,7 +270,7 @@ class CallerMemory:
         runtime = job_runtime(ctx.proc, config)
         for listener in self._listeners:
             runtime.memory.on("ops", listener)
-        text = TextMemory(self.agent_id, self.defaults, runtime, session)
+        text = TextMemory(self.agent_id, self.defaults, runtime, session, job_id=ctx.job.id)
         ctx.add_shutdown_callback(text.aclose)
         await ctx.connect(**(connect or {}))
         return text

@@ -32,6 +32,7 @@ from chat import (
     MEMORY_READ,
     MEMORY_SAVE,
     RESERVED,
+    Origin,
     ToolName,
     TurnBinding,
     attribute_identities,
@@ -93,9 +94,16 @@ class TextMemory:
     message binds the turn's tools first. Built by `CallerMemory.attach_text`."""
 
     def __init__(
-        self, agent_id: str, defaults: CodeDefaults, runtime: Runtime, session: AgentSession[Any]
+        self,
+        agent_id: str,
+        defaults: CodeDefaults,
+        runtime: Runtime,
+        session: AgentSession[Any],
+        *,
+        job_id: str | None = None,
     ) -> None:
         self._agent_id, self._defaults = agent_id, defaults
+        self._origin = Origin("livekit-text", job_id=job_id)  # where its saves come from
         self._runtime, self._session = runtime, session
         self._tools = {n: _memory_tool(n, self._run) for n in (MEMORY_READ, MEMORY_SAVE)}
         self._binding = TurnBinding(None)
@@ -170,6 +178,7 @@ class TextMemory:
         scope = self._binding.scope
         if scope is None or name not in scope.offered:
             return json.dumps({"error": "unknown_tool"})
+        scope = dataclasses.replace(scope, origin=self._origin)
         return await run_tool(self._runtime.memory, scope, name, json.dumps(dict(raw_arguments)))
 
     async def aclose(self) -> None:

@@ -5,7 +5,9 @@ that turn, and whether the customer is known: read → `memory_read`, save → `
 or none. The agent and the customer are bound by the server when the turn starts; a tool call's
 arguments can never name either (they are ignored, except `memory_save`'s `content`).
 `memory_save` answers only `{"saved": true}` (or `false` with an error code), so a save-only
-agent never sees what is stored.
+agent never sees what is stored. A save records where it came from (`Origin`: the wire's
+channel, the chat session, the API key's name, the LiveKit job) on its call record, its facts'
+sources and its `memory.ops` event.
 """
 
 from __future__ import annotations
@@ -82,6 +84,30 @@ def tool_specs(names: Iterable[ToolName]) -> list[dict[str, Any]]:
     return [{"type": "function", "function": {"name": n, **_SPECS[n]}} for n in names]
 
 
+Channel = Literal["chat", "agui", "livekit-text"]
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a turn's saves come from: the wire's channel (`chat`: OpenAI and Anthropic), the
+    chat session's id, the API key's name, the LiveKit job (a LiveKit text session)."""
+
+    channel: Channel = "chat"
+    session_id: str | None = None
+    key: str | None = None
+    job_id: str | None = None
+
+    def call(self) -> dict[str, object]:
+        """The call fields `Memory.add` records them under. The job is never the run id: a
+        write with a run id settles that run's call journal (`memory.store._journal`)."""
+        fields = {"session_id": self.session_id, "key": self.key, "job_id": self.job_id}
+        return {"channel": self.channel} | {k: v for k, v in fields.items() if v is not None}
+
+
+CHAT_ORIGIN: Final = Origin()
+"""A save's origin when nothing else is known: the chat channel."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolScope:
     """Who the tools act for: fixed by the server when the turn starts."""
@@ -90,6 +116,7 @@ class ToolScope:
     user_id: str
     settings: CallSettings
     offered: tuple[ToolName, ...]
+    origin: Origin = CHAT_ORIGIN
 
 
 def _arguments(raw: str) -> dict[str, Any] | None:
@@ -122,6 +149,7 @@ async def run_tool(
         content,
         scope.agent_id,
         scope.user_id,
+        scope.origin.call(),
         instructions=scope.settings.instructions,
         brief=scope.settings.brief,
         database=database,

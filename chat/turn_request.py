@@ -10,14 +10,14 @@ values; `chat.turns.ChatTurns` runs them. Nothing here does I/O.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Protocol
 
 import structlog
 
 from chat.customer import SessionKind, select_customer
 from chat.held import DecisionKind
-from chat.memory_tools import RESERVED, ToolScope, offered_tools
+from chat.memory_tools import CHAT_ORIGIN, RESERVED, Origin, ToolScope, offered_tools
 from chat.progress import run_json
 from chat.tool_loop import TurnInput
 from chat.toolbox import Tool, ToolContext
@@ -79,6 +79,7 @@ class TurnRequest:
     # the new messages given the session's thread, for a wire whose client resends its whole
     # history (AG-UI); None: `messages` are the new ones
     reconcile: Callable[[list[Message]], list[Message]] | None = None
+    origin: Origin = CHAT_ORIGIN  # the wire's channel and the key's name (the session: its turn)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,7 @@ class TurnFacts:
     options: dict[str, Any]
     settings: CallSettings
     client_tools: tuple[Tool, ...] = ()
+    origin: Origin = CHAT_ORIGIN  # where its memory saves come from
 
 
 def memory_scope(
@@ -151,6 +153,8 @@ def turn_input(
     for."""
     settings, identities = facts.settings, facts.identities
     scope = memory_scope(facts.agent, settings, identities)
+    if scope is not None:
+        scope = replace(scope, origin=facts.origin)
     user = scope.user_id if scope is not None else customer_of(settings, identities)
     tools = (
         *([] if scope is None else memory(scope)),

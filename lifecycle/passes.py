@@ -29,7 +29,7 @@ from infra.deadline import ABANDONED
 from lifecycle.memory_block import MemoryBlock
 from lifecycle.pass_schedule import PassState, on_closing, on_pass_done, on_reply, uncovered
 from lifecycle.reply_first import reply_first
-from lifecycle.saving import CallScope
+from lifecycle.saving import VOICE, CallScope
 from memory.api import Memory
 from memory.contract import Conflict
 from transcript.models import Message
@@ -99,7 +99,13 @@ class TurnPasses:
             turn=turn,
             final=False,
             # the event's call id and the conversation's start; no call record is written
-            call={"run_id": scope.run_id, "started_at": scope.started_at},
+            call={
+                "run_id": scope.run_id,
+                "started_at": scope.started_at,
+                "channel": VOICE,
+                "job_id": scope.run_id,
+                "first_turn": self.covered,  # the part's place in the call
+            },
             instructions=scope.instructions,
             brief=scope.brief,
             covers=len(heard),  # the call's journal mark, moved by the same write

@@ -43,6 +43,7 @@ class LostPart:
 
     messages: list[Message]
     turn: int | None
+    first_turn: int = 0  # the messages' place in the call (the part is its end)
 
 
 def decide(
@@ -75,7 +76,8 @@ def what_to_save(
     rest = [m for position, m in heard if position >= covered]
     part = rest or final_part([m for _, m in heard], len(heard))
     turn = sum(1 for _, m in heard if m["role"] == "assistant")
-    return LostPart(part, turn)
+    first = heard[len(heard) - len(part)][0]  # the part is the call's end: its position
+    return LostPart(part, turn, first)
 
 
 def _message(entry: JournalEntry) -> Message:

@@ -19,6 +19,9 @@ from memory.settings import NO_BRIEF, Brief
 from transcript.models import Message
 from transcript.sendable import sendable
 
+VOICE = "voice"
+"""The channel of a call's writes (`memory.contract.Source.channel`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class CallScope:
@@ -65,6 +68,8 @@ async def save_heard(
         "duration_seconds": max(0.0, (ended_at - scope.started_at).total_seconds()),
         "outcome": outcome.value,
         "run_id": scope.run_id,
+        "channel": VOICE,
+        "job_id": scope.run_id,
     }
     if final is not None:
         part = sendable(final_part(heard, final.covered))
@@ -74,7 +79,7 @@ async def save_heard(
             scope.user_id,
             turn=final.turn,
             final=True,
-            call=call,
+            call={**call, "first_turn": len(heard) - len(part)},  # the part is the call's end
             instructions=scope.instructions,
             brief=scope.brief,
             time_zone=scope.time_zone,

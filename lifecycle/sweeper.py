@@ -26,6 +26,7 @@ import structlog
 from lifecycle.metrics import count_sweep_failure, count_swept
 from lifecycle.outcome import Outcome
 from lifecycle.recovery import Act, LostPart, decide, what_to_save
+from lifecycle.saving import VOICE
 from memory.api import Memory
 from memory.contract import InvalidRequest, requests
 from memory.store import (
@@ -148,6 +149,8 @@ class Sweeper:
             "duration_seconds": _seconds(header.started_at, journal.heartbeat_at),
             "outcome": Outcome.JOB_LOST.value,
             "run_id": header.job_id,
+            "channel": VOICE,  # a journal is a voice call's
+            "job_id": header.job_id,
         }
         scope = header.agent_id, header.user_id
         if part.turn is None:
@@ -165,7 +168,7 @@ class Sweeper:
             *scope,
             turn=part.turn,
             final=True,
-            call=call,
+            call={**call, "first_turn": part.first_turn},
             instructions=header.instructions,
             brief=header.brief,
             time_zone=header.time_zone,

@@ -293,7 +293,7 @@ class Memory:
             record.latency_ms = (time.perf_counter() - started) * 1000
         record.prompt_tokens = completion.prompt_tokens
         record.completion_tokens = completion.completion_tokens
-        validated = plan(completion.text, prompt.handles)
+        validated = plan(completion.text, prompt.handles, transcript)  # evidence: in it
         context = PassContext(
             choice.model,
             record.latency_ms,

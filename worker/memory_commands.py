@@ -57,6 +57,8 @@ T = TypeVar("T")
 memory_app = typer.Typer(
     help="Operate on caller memory directly (JSON on stdout).", no_args_is_help=True
 )
+CLI_CHANNEL = "cli"
+"""The channel of what `memory add` writes (`memory.contract.Source.channel`)."""
 
 AgentArg = Annotated[str, typer.Argument(help="the agent id (memory scope)")]
 UserArg = Annotated[str, typer.Argument(help="the caller's user id, e.g. a phone number")]
@@ -191,7 +193,7 @@ def add(
     content = _transcript(transcript)
     _run(
         _with_memory(
-            lambda m: m.add(content, agent_id, user_id, None, instructions),
+            lambda m: m.add(content, agent_id, user_id, {"channel": CLI_CHANNEL}, instructions),
             lambda data: answers.Added.of(agent_id, user_id, data).wire(),
         )
     )

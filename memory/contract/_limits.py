@@ -16,6 +16,7 @@ MAX_USER_ID_CHARS: Final = 500
 MAX_OUTCOME_CHARS: Final = 100
 MAX_RUN_ID_CHARS: Final = 200
 MAX_CHANNEL_CHARS: Final = 40  # where a call came from: `http`, `crm`, ...
+MAX_KEY_NAME_CHARS: Final = 200  # the name of the API key that wrote
 MAX_TRANSCRIPT_CHARS: Final = 200_000
 MAX_MESSAGES: Final = 2_000
 # closed fact versions kept per person (beyond the current facts); older ones are dropped

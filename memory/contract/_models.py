@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from memory.contract._provenance import NO_NOTE, UNKNOWN, OpNote, Source
+
 Role = Literal["system", "user", "assistant", "tool"]
 Change = Literal["add", "update", "delete"]
 EndedBy = Literal["update", "delete"]
@@ -17,6 +19,7 @@ class Fact:
     content: str
     created_at: datetime
     updated_at: datetime
+    source: Source = UNKNOWN  # where its current version came from
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,7 @@ class CallRecord:
     run_id: str | None
     summary: str
     created_at: datetime
+    source: Source = UNKNOWN  # the write's channel, call or session, writer and model
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +43,10 @@ class CallMetadata:
     outcome: str | None = None
     run_id: str | None = None
     channel: str | None = None  # where the conversation came from (`http`, `crm`); None: unknown
+    session_id: str | None = None  # the chat session the write came from
+    key: str | None = None  # the name of the API key that wrote
+    job_id: str | None = None  # the LiveKit job that wrote
+    first_turn: int = 0  # the conversation's position of the content's first message
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +80,8 @@ class AppliedOp:
     valid_from: datetime
     valid_to: datetime | None
     text: str | None = None  # the fact's text as written (add, update); a delete carries none
+    note: OpNote = NO_NOTE  # what the model said of the op (kind, confidence, evidence, reason)
+    source: Source | None = None  # the write's provenance (add, update: the new version's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +130,7 @@ class FactVersion:
     valid_from: datetime
     valid_to: datetime | None
     ended_by: EndedBy | None
+    source: Source = UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,16 +17,17 @@ and "prefers email" are the same fact).
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from memory.contract import _limits as limits
 from memory.contract import _strict_json as strict_json
 from memory.contract._errors import InvalidModelOutput
-from memory.contract._models import Fact
+from memory.contract._models import Fact, Utterance
+from memory.contract._provenance import OpNote, op_note
 
 MAX_OPERATIONS = 200
 
@@ -36,6 +37,12 @@ class _Operation(BaseModel):
     op: Literal["add", "update", "delete"]
     handle: str | None
     content: str | None
+    # what the model says of the op: read tolerantly (`memory.contract._provenance`), so a
+    # missing or bad value never refuses the answer
+    kind: Any = None
+    confidence: Any = None
+    evidence: Any = None
+    reason: Any = None
 
 
 class _Answer(BaseModel):
@@ -46,12 +53,21 @@ class _Answer(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """What one validated answer does: fact ids to delete, (id, content) to update, new texts."""
+    """What one validated answer does: fact ids to delete, (id, content) to update, new texts;
+    the notes say what the model said of each (aligned with deletes, updates and adds)."""
 
     deletes: tuple[str, ...]
     updates: tuple[tuple[str, str], ...]
     adds: tuple[str, ...]
     summary: str
+    delete_notes: tuple[OpNote, ...] = ()
+    update_notes: tuple[OpNote, ...] = ()
+    add_notes: tuple[OpNote, ...] = ()
+
+    def note(self, change: str, index: int) -> OpNote:
+        notes = {"delete": self.delete_notes, "update": self.update_notes, "add": self.add_notes}
+        kept = notes[change]
+        return kept[index] if index < len(kept) else OpNote()
 
 
 def duplicate_key(content: str) -> str:
@@ -91,12 +107,23 @@ def _content(value: str | None, where: str) -> str:
     return text
 
 
-def plan(raw: str | None, handles: Mapping[str, Fact]) -> Plan:
-    """Validate the raw answer against the handles shown to the model and return its plan."""
+def _note(op: _Operation, transcript: Sequence[Utterance]) -> OpNote:
+    reason = op.reason if op.op == "delete" else None
+    return op_note(
+        transcript, kind=op.kind, confidence=op.confidence, evidence=op.evidence, reason=reason
+    )
+
+
+def plan(
+    raw: str | None, handles: Mapping[str, Fact], transcript: Sequence[Utterance] = ()
+) -> Plan:
+    """Validate the raw answer against the handles shown to the model and return its plan;
+    each op's evidence is kept only when `transcript` (what was sent) holds it."""
     answer = parse_answer(raw)
     deletes: list[str] = []
     updates: list[tuple[str, str]] = []
     adds: list[str] = []
+    notes: dict[str, list[OpNote]] = {"add": [], "update": [], "delete": []}
     touched: set[str] = set()
     for i, op in enumerate(answer.operations):
         where = f"operations.{i}"
@@ -104,6 +131,7 @@ def plan(raw: str | None, handles: Mapping[str, Fact]) -> Plan:
             if op.handle is not None:
                 raise _invalid(f"{where}: add must not name a handle")
             adds.append(_content(op.content, where))
+            notes["add"].append(_note(op, transcript))
             continue
         if op.handle is None or op.handle not in handles:
             raise _invalid(f"{where}: unknown handle")
@@ -117,10 +145,19 @@ def plan(raw: str | None, handles: Mapping[str, Fact]) -> Plan:
             deletes.append(fact_id)
         else:
             updates.append((fact_id, _content(op.content, where)))
+        notes[op.op].append(_note(op, transcript))
     summary = _summary(answer.summary)
     kept = [f.content for h, f in handles.items() if h not in touched]
     _check_result(kept + [c for _, c in updates] + adds)
-    return Plan(tuple(deletes), tuple(updates), tuple(adds), summary)
+    return Plan(
+        tuple(deletes),
+        tuple(updates),
+        tuple(adds),
+        summary,
+        tuple(notes["delete"]),
+        tuple(notes["update"]),
+        tuple(notes["add"]),
+    )
 
 
 def _summary(value: str) -> str:

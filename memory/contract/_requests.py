@@ -19,7 +19,19 @@ from memory.contract._models import CallMetadata, Role, Utterance
 from memory.contract._strict_json import FORBIDDEN_RULE, forbidden_character
 
 _ROLES: frozenset[str] = frozenset(get_args(Role))
-_CALL_KEYS = frozenset({"started_at", "duration_seconds", "outcome", "run_id", "channel"})
+_CALL_KEYS = frozenset(
+    {
+        "started_at",
+        "duration_seconds",
+        "outcome",
+        "run_id",
+        "channel",
+        "session_id",
+        "key",
+        "job_id",
+        "first_turn",
+    }
+)
 _MESSAGE_KEYS = frozenset({"role", "content", "name", "tool_call_id", "tool_calls"})
 
 
@@ -171,7 +183,21 @@ def call_metadata(value: object) -> CallMetadata:
         outcome=_optional_text(value.get("outcome"), "call.outcome", limits.MAX_OUTCOME_CHARS),
         run_id=_optional_text(value.get("run_id"), "call.run_id", limits.MAX_RUN_ID_CHARS),
         channel=_optional_text(value.get("channel"), "call.channel", limits.MAX_CHANNEL_CHARS),
+        session_id=_optional_text(
+            value.get("session_id"), "call.session_id", limits.MAX_RUN_ID_CHARS
+        ),
+        key=_optional_text(value.get("key"), "call.key", limits.MAX_KEY_NAME_CHARS),
+        job_id=_optional_text(value.get("job_id"), "call.job_id", limits.MAX_RUN_ID_CHARS),
+        first_turn=_first_turn(value.get("first_turn")),
     )
+
+
+def _first_turn(value: object) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _fail("call.first_turn", "must be an integer >= 0")
+    return value
 
 
 def _started_at(value: object) -> datetime | None:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from memory.contract import Fact, Utterance
+from memory.contract import KINDS, Fact, Utterance
 from memory.extraction._prompts import inert_json, prompt
 from memory.settings import Brief
 
@@ -35,11 +35,23 @@ OUTPUT_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "additionalProperties": False,
-                "required": ["op", "handle", "content"],
+                "required": [
+                    "op",
+                    "handle",
+                    "content",
+                    "kind",
+                    "confidence",
+                    "evidence",
+                    "reason",
+                ],
                 "properties": {
                     "op": {"type": "string", "enum": ["add", "update", "delete"]},
                     "handle": {"type": ["string", "null"]},
                     "content": {"type": ["string", "null"]},
+                    "kind": {"type": ["string", "null"], "enum": [*sorted(KINDS), None]},
+                    "confidence": {"type": ["number", "null"]},
+                    "evidence": {"type": ["string", "null"]},
+                    "reason": {"type": ["string", "null"]},
                 },
             },
         },

@@ -11,10 +11,17 @@ hold it; only ids, counts and codes are logged.
 
     {"id": 42, "agent_id": "front-desk", "contact": "<user id>", "call_id": "<job id>",
      "turn": 3, "final": false,
+     "channel": "voice", "session_id": null,
      "ops": [{"op": "update", "id": "<fact id>", "version": "<version id>",
               "supersedes": "<previous version id>", "valid_from": "2026-12-03T07:20:00.000000Z",
-              "valid_to": null, "text": "<fact text>"}],
+              "valid_to": null, "text": "<fact text>", "kind": "contact", "confidence": 0.9,
+              "evidence": "<the caller's words>", "reason": null, "source": {...}}],
      "memory": {"revision": 12}, "model": "<extraction model>", "latency_ms": 812.5}
+
+`channel` and `session_id` say where the write came from; each op carries what the model said
+of it (`kind`, `confidence`, `evidence`, a delete's `reason`: `memory.contract._provenance`)
+and its `source` (an add's or update's is its new version's). Rows of the ops log written
+before provenance (migration 0030) read as an unknown source: channel `"unknown"`, no notes.
 """
 
 from __future__ import annotations
@@ -22,7 +29,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from memory.contract import AppliedOp, PassContext, Written
+from memory.contract import (
+    UNKNOWN_CHANNEL,
+    UNKNOWN_SOURCE,
+    AppliedOp,
+    PassContext,
+    Written,
+    source_json,
+)
 
 OpsEvent = dict[str, Any]
 TOPIC = "memory.ops"  # the event's name for listeners and its data channel topic
@@ -43,7 +57,26 @@ def op_json(op: AppliedOp) -> dict[str, Any]:
         "valid_from": instant(op.valid_from),
         "valid_to": instant(op.valid_to),
         "text": op.text,
+        "kind": op.note.kind,
+        "confidence": op.note.confidence,
+        "evidence": op.note.evidence,
+        "reason": op.note.reason,
+        "source": source_json(UNKNOWN_SOURCE if op.source is None else op.source),
     }
+
+
+_UNKNOWN_NOTES = {
+    "kind": None,
+    "confidence": None,
+    "evidence": None,
+    "reason": None,
+    "source": source_json(UNKNOWN_SOURCE),
+}
+
+
+def _stored_op(op: dict[str, Any]) -> dict[str, Any]:
+    """A logged op; one logged before provenance gets the unknown source and no notes."""
+    return op if "source" in op else {**op, **_UNKNOWN_NOTES}
 
 
 def build_event(
@@ -52,11 +85,15 @@ def build_event(
     """The event for one write; None when it changed nothing (no event, no log row)."""
     if not written.applied or written.log_id is None:
         return None
+    first = written.applied[0].source
+    write = UNKNOWN_SOURCE if first is None else first
     return _event(
         log_id=written.log_id,
         agent_id=agent_id,
         user_id=user_id,
         call_id=call_id,
+        channel=write.channel,
+        session_id=write.session_id,
         turn=context.turn,
         final=context.final,
         ops=[op_json(op) for op in written.applied],
@@ -67,15 +104,19 @@ def build_event(
 
 
 def from_row(row: Any) -> OpsEvent:
-    """An ops log row (`memory.store._ops_log`) as the event it stored."""
+    """An ops log row (`memory.store._ops_log`) as the event it stored (`source`: the row's
+    source as a dict, None before migration 0030)."""
+    write = row.get("source") or {}
     return _event(
         log_id=row["id"],
         agent_id=row["agent_id"],
         user_id=row["user_id"],
         call_id=row["call_id"],
+        channel=write.get("channel") or UNKNOWN_CHANNEL,
+        session_id=write.get("session_id"),
         turn=row["turn"],
         final=row["final"],
-        ops=row["ops"],
+        ops=[_stored_op(op) for op in row["ops"]],
         revision=row["revision"],
         model=row["model"],
         latency_ms=row["latency_ms"],
@@ -88,6 +129,8 @@ def _event(
     agent_id: str,
     user_id: str,
     call_id: str | None,
+    channel: str,
+    session_id: str | None,
     turn: int | None,
     final: bool,
     ops: list[dict[str, Any]],
@@ -100,6 +143,8 @@ def _event(
         "agent_id": agent_id,
         "contact": user_id,
         "call_id": call_id,
+        "channel": channel,
+        "session_id": session_id,
         "turn": turn,
         "final": final,
         "ops": ops,

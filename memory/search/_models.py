@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from memory.contract import Source
+
 SearchMode = Literal["lexical", "semantic", "hybrid", "identifier"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("lexical", "semantic", "hybrid", "identifier")
 
@@ -26,6 +28,7 @@ class SearchHit:
     id: str | None
     text: str | None
     score: float
+    source: Source | None = None  # the fact's current version's (None: an identifier hit)
 
 
 @dataclass(frozen=True, slots=True)

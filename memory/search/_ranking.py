@@ -7,6 +7,7 @@ needs no calibration between a text rank and a cosine distance, which live on un
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final
 
 from memory.search._models import SearchHit
@@ -25,7 +26,4 @@ def fuse(lists: Sequence[Sequence[SearchHit]], k: int) -> tuple[SearchHit, ...]:
             scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
             first.setdefault(key, hit)
     order = sorted(scores, key=lambda key: -scores[key])  # stable: first appearance wins ties
-    return tuple(
-        SearchHit(first[key].contact, first[key].id, first[key].text, round(scores[key], 6))
-        for key in order[:k]
-    )
+    return tuple(replace(first[key], score=round(scores[key], 6)) for key in order[:k])

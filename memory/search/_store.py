@@ -20,31 +20,33 @@ import asyncpg
 from memory.contract import PersistFailed, Unavailable
 from memory.search._availability import SearchAvailability, read_search_availability
 from memory.search._models import SearchHit
-from memory.store import read_text, translated
+from memory.store import read_text, stored_source, translated
 
 _S = "stackbone_platform"
 _TSQUERY = f"websearch_to_tsquery('simple', {_S}.search_fold($2))"
 
 _LEXICAL_AGENT = f"""select f.user_id, f.id::text, f.content,
-        ts_rank_cd(f.search_text, q.v, 32)::float8 as score
+        ts_rank_cd(f.search_text, q.v, 32)::float8 as score, f.source::text
     from {_S}.memory_facts f, {_TSQUERY} as q(v)
     where f.agent_id = $1 and f.search_text @@ q.v
     order by score desc, f.seq limit $3"""
 _LEXICAL_CONTACT = f"""with scoped as materialized (
-        select seq, id, user_id, content, search_text from {_S}.memory_facts
+        select seq, id, user_id, content, search_text, source from {_S}.memory_facts
         where agent_id = $1 and user_id = $4)
-    select f.user_id, f.id::text, f.content, ts_rank_cd(f.search_text, q.v, 32)::float8 as score
+    select f.user_id, f.id::text, f.content, ts_rank_cd(f.search_text, q.v, 32)::float8 as score,
+        f.source::text
     from scoped f, {_TSQUERY} as q(v)
     where f.search_text @@ q.v
     order by score desc, f.seq limit $3"""
 
-_SEMANTIC_AGENT = f"""select user_id, fact_id, content, 1 - distance
-    from {_S}.nearest_facts($1, $2::text::vector, $3, $4) order by distance, fact_id"""
+_SEMANTIC_AGENT = f"""select n.user_id, n.fact_id, n.content, 1 - n.distance,
+        (select f.source::text from {_S}.memory_facts f where f.id = n.fact_id::uuid)
+    from {_S}.nearest_facts($1, $2::text::vector, $3, $4) n order by n.distance, n.fact_id"""
 _SEMANTIC_CONTACT = f"""with scoped as materialized (
         select v.fact_id, v.embedding <=> $2::text::vector as distance
         from {_S}.memory_fact_vectors v
         where v.agent_id = $1 and v.user_id = $5 and v.model = $3)
-    select f.user_id, s.fact_id::text, f.content, 1 - s.distance
+    select f.user_id, s.fact_id::text, f.content, 1 - s.distance, f.source::text
     from scoped s join {_S}.memory_facts f on f.id = s.fact_id
     order by s.distance, s.fact_id limit $4"""
 
@@ -54,7 +56,7 @@ _SEMANTIC_CONTACT = f"""with scoped as materialized (
 # keeps the planner from checking every match before sorting), then probed in that order until
 # `k` pass; one EXISTS over a UNION ALL is an index probe each, where `exists .. or exists ..`
 # would let the planner hash whole tables.
-_IDENTIFIER = f"""select m.user_id, null, null, m.score from (
+_IDENTIFIER = f"""select m.user_id, null, null, m.score, null from (
         select r.agent_id, r.user_id,
             case when lower(r.user_id) = q.v then 1.0
                  when starts_with(lower(r.user_id), q.v) then 0.8 else 0.6 end::float8 as score
@@ -97,7 +99,13 @@ class PendingFact:
 
 
 def _hits(rows: list[asyncpg.Record]) -> list[SearchHit]:
-    return [SearchHit(r[0], r[1], _text(r[2]), float(r[3])) for r in rows]
+    # an identifier hit (one contact, no fact) has no source
+    return [
+        SearchHit(
+            r[0], r[1], _text(r[2]), float(r[3]), None if r[1] is None else stored_source(r[4])
+        )
+        for r in rows
+    ]
 
 
 def _text(content: str | None) -> str | None:

@@ -22,7 +22,7 @@ from memory.store._db_errors import DB_ERRORS, MISSING, privileges, translated
 from memory.store._extraction_settings import ExtractionSettings
 from memory.store._export import SECTIONS as EXPORT_SECTIONS
 from memory.store._export import export_person
-from memory.store._facts import DIRECT_WRITE, MemoryStore, Snapshot
+from memory.store._facts import DIRECT_WRITE, MemoryStore, Snapshot, stored_source
 from memory.store._idempotency import (
     KEY_LIFE_SECONDS,
     Claimed,
@@ -128,6 +128,7 @@ __all__ = [
     "settings_store",
     "start_swept_save",
     "stored_json",
+    "stored_source",
     "stored_text",
     "translated",
     "unregister",

@@ -8,11 +8,13 @@ stored escaped by `memory.store._write_statement`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 
 import asyncpg
 
 from memory.contract import (
+    UNKNOWN_SOURCE,
     CallMetadata,
     CallRecord,
     CapabilityUnavailable,
@@ -26,14 +28,17 @@ from memory.contract import (
     Plan,
     Recall,
     SchemaMissing,
+    Source,
     Unavailable,
     Written,
+    source_of,
 )
 from memory.settings import CallSettings, CodeDefaults
 from memory.store import _settings as settings_store
+from memory.store import _write_sources as write_sources
 from memory.store import _write_statement as write_statement
 from memory.store._db_errors import translated
-from memory.store._stored_text import read_text
+from memory.store._stored_text import ESCAPE, read_json, read_text
 
 CAPABILITY = "memory.basic"
 DIRECT_WRITE = PassContext(model="", latency_ms=0.0)  # a write made without a model call
@@ -45,10 +50,11 @@ _S = "stackbone_platform"
 # process's first recall, right before the greeting).
 _RECALL = f"""(select 0 as kind, seq, id::text, content as text, created_at as first_at,
         updated_at as second_at, null::float8 as duration_seconds, null::text as outcome,
-        null::text as run_id
+        null::text as run_id, source::text
     from {_S}.memory_facts where agent_id = $1 and user_id = $2)
   union all
-  (select 1, seq, id::text, summary, started_at, created_at, duration_seconds, outcome, run_id
+  (select 1, seq, id::text, summary, started_at, created_at, duration_seconds, outcome, run_id,
+        coalesce(source, jsonb_build_object('channel', channel))::text
     from {_S}.memory_calls where agent_id = $1 and user_id = $2
     order by started_at desc, seq desc limit $3)"""
 
@@ -57,22 +63,23 @@ _RECALL = f"""(select 0 as kind, seq, id::text, content as text, created_at as f
 # new connection's first add then needs no type introspection (arrays of timestamps would).
 _SNAPSHOT = f"""select 0 as kind, seq, id::text, content, created_at, updated_at,
         null::bigint as revision, null::text as model, null::text as reasoning_effort,
-        null::text as guidance
+        null::text as guidance, source::text
     from {_S}.memory_facts where agent_id = $1 and user_id = $2
   union all
   select 1, null, null, null, null, null,
     (select revision from {_S}.memory_revisions where agent_id = $1 and user_id = $2),
-    s.model, s.reasoning_effort, {{guidance}}
+    s.model, s.reasoning_effort, {{guidance}}, null
   from (select) as one left join {_S}.memory_extraction_settings s on true"""
 _GUIDED_SNAPSHOT = _SNAPSHOT.format(guidance="s.guidance_published")
 _UNGUIDED_SNAPSHOT = _SNAPSHOT.format(guidance="null::text")
 
 # closed versions, then the current ones (valid from their last update); ordered in Python
 _HISTORY = f"""select v.fact_seq, v.seq, v.fact_id::text, v.id::text, v.content, v.valid_from,
-        v.valid_to, v.ended_by
+        v.valid_to, v.ended_by, v.source::text
     from {_S}.memory_fact_versions v where v.agent_id = $1 and v.user_id = $2
   union all
-  select f.seq, null, f.id::text, f.version_id::text, f.content, f.updated_at, null, null
+  select f.seq, null, f.id::text, f.version_id::text, f.content, f.updated_at, null, null,
+        f.source::text
     from {_S}.memory_facts f where f.agent_id = $1 and f.user_id = $2"""
 
 _CAPABLE = """to_regclass('{s}.memory_fact_versions') is not null as schema_ok,
@@ -98,12 +105,13 @@ class Snapshot:
 
 
 def _snapshot(rows: list[asyncpg.Record]) -> Snapshot:
-    # columns: kind, seq, id, content, created_at, updated_at, revision, model, effort, guidance
+    # columns: kind, seq, id, content, created_at, updated_at, revision, model, effort, guidance,
+    # source
     head = next(r for r in rows if r[0] == 1)
     facts = sorted((r for r in rows if r[0] == 0), key=lambda r: r[1])
     return Snapshot(
         revision=head[6] or 0,
-        facts=tuple(Fact(r[2], read_text(r[3]), r[4], r[5]) for r in facts),
+        facts=tuple(Fact(r[2], read_text(r[3]), r[4], r[5], stored_source(r[10])) for r in facts),
         model=head[7],
         reasoning_effort=head[8],
         guidance=head[9],
@@ -112,14 +120,26 @@ def _snapshot(rows: list[asyncpg.Record]) -> Snapshot:
 
 def decode_recall(rows: list[asyncpg.Record]) -> Recall:
     # columns: kind, seq, id, text (content | summary), first_at (created | started), second_at
-    # (updated | created), duration, outcome, run id. Ordered here rather than by the server (a
-    # sort of ~55 rows in Python is cheaper than the planner's append, window and sort).
+    # (updated | created), duration, outcome, run id, source (JSON text). Ordered here rather
+    # than by the server (a sort of ~55 rows in Python is cheaper than the planner's append,
+    # window and sort).
     facts = sorted((r for r in rows if r[0] == 0), key=lambda r: r[1])
     calls = sorted((r for r in rows if r[0] == 1), key=lambda r: (r[4], r[1]), reverse=True)
     return Recall(
-        tuple(Fact(r[2], read_text(r[3]), r[4], r[5]) for r in facts),
-        tuple(CallRecord(r[2], r[4], r[6], r[7], r[8], read_text(r[3]), r[5]) for r in calls),
+        tuple(Fact(r[2], read_text(r[3]), r[4], r[5], stored_source(r[9])) for r in facts),
+        tuple(
+            CallRecord(r[2], r[4], r[6], r[7], r[8], read_text(r[3]), r[5], stored_source(r[9]))
+            for r in calls
+        ),
     )
+
+
+def stored_source(stored: str | None) -> Source:
+    """A stored source's JSON text; null (a row from before migration 0030): unknown."""
+    if stored is None:
+        return UNKNOWN_SOURCE
+    data = json.loads(stored)
+    return source_of(read_json(data) if ESCAPE in stored else data)
 
 
 def _history(rows: list[asyncpg.Record]) -> History:
@@ -128,7 +148,10 @@ def _history(rows: list[asyncpg.Record]) -> History:
     ordered = sorted(rows, key=lambda r: (r[0], r[1] is None, r[1] or 0))
     return History(
         tuple(
-            FactVersion(r[2], r[3], read_text(r[4]), r[5], r[6], _ENDED_BY[r[7]]) for r in ordered
+            FactVersion(
+                r[2], r[3], read_text(r[4]), r[5], r[6], _ENDED_BY[r[7]], stored_source(r[8])
+            )
+            for r in ordered
         )
     )
 
@@ -224,12 +247,13 @@ class MemoryStore:
 
         One statement, one round trip (`memory.store._write_statement`): all of it or nothing.
         """
+        sources = write_sources.provenance(agent_id, plan, call, context)
         args = write_statement.arguments(
-            agent_id, user_id, read.revision, plan, call, context=context
+            agent_id, user_id, read.revision, plan, call, context=context, sources=sources
         )
         async with translated(PersistFailed, "memory write"):
             rows = await self._pool.fetch(write_statement.WRITE, *args)
-        outcome = write_statement.decode(rows, read.facts)
+        outcome = write_statement.decode(rows, read.facts, plan, sources)
         if outcome is None:
             raise Conflict("memory changed while the model request was in flight")
         return outcome

@@ -28,7 +28,7 @@ from memory.store._facts import CAPABILITY, decode_recall
 _S = "stackbone_platform"
 NOTICE = "call_opening.settings"
 OPENING = (
-    "select kind, seq, id, body, first_at, second_at, duration_seconds, outcome, run_id"
+    "select kind, seq, id, body, first_at, second_at, duration_seconds, outcome, run_id, source"
     f" from {_S}.call_opening($1, $2, $3, $4, $5, $6)"
 )
 

@@ -28,7 +28,7 @@ _READ = """select e.through_id as expired_through, o.*
     left join stackbone_platform.memory_ops_expired e on e.agent_id = a.agent_id
     left join lateral (
         select id, agent_id, user_id, call_id, turn, final, revision, model, latency_ms,
-            ops::text as ops
+            ops::text as ops, source::text as source
         from stackbone_platform.memory_ops
         where agent_id = $1 and id > $2 order by id limit $3
     ) o on true
@@ -50,8 +50,9 @@ async def ops_after(pool: asyncpg.Pool, agent_id: str, after: int, limit: int) -
     mark = rows[0]["expired_through"]
     if expired(after, mark):
         raise CursorExpired(after, mark)
-    return [
-        from_row({**dict(r), "ops": read_json(json.loads(r["ops"]))})
-        for r in rows
-        if r["id"] is not None
-    ]
+    return [from_row(_row(r)) for r in rows if r["id"] is not None]
+
+
+def _row(r: asyncpg.Record) -> dict[str, object]:
+    source = None if r["source"] is None else read_json(json.loads(r["source"]))
+    return {**dict(r), "ops": read_json(json.loads(r["ops"])), "source": source}

@@ -33,6 +33,12 @@ added, updated and deleted facts, and one row with the revision and the ops log 
 by `kind`. Unchanged facts are not sent back:
 `decode` builds the final list from the facts the add read.
 
+Provenance (migration 0030, `memory.store._write_sources`): `$21` and `$22` are the sources
+of the updates' and adds' new versions (JSON text, aligned with `$5` and `$7`), stored on the
+facts and copied into their ops items (with the notes `kind`, `confidence`, `evidence`); `$23`
+each delete's notes and source (aligned with `$4`); `$24` the write's own source, stored on the
+call record and the ops log row. A closed version keeps the source it had.
+
 Fact texts and the summary are what a model wrote, so they may hold a NUL or a lone surrogate:
 `arguments` escapes them (`memory.store._stored_text`), `decode` reads them back, and the ops
 log row holds them escaped (its reader unescapes them).
@@ -47,21 +53,31 @@ import asyncpg
 from memory.contract import (
     MAX_HISTORY_VERSIONS,
     MAX_RECALL_CALLS,
-    AppliedOp,
+    UNKNOWN_SOURCE,
     CallMetadata,
     CallRecord,
-    Change,
     Fact,
     PassContext,
     Plan,
     Written,
+    source_json,
 )
 from memory.store._stored_text import read_text, stored_text
+from memory.store._write_sources import (
+    ADDED,
+    CALL,
+    DELETED,
+    REVISION,
+    UPDATED,
+    Provenance,
+    as_json,
+    delete_note,
+    noted_of,
+    provenance,
+)
 
 _S = "stackbone_platform"
 
-CALL, ADDED, UPDATED, DELETED, REVISION = range(5)
-_CHANGES: dict[int, Change] = {ADDED: "add", UPDATED: "update", DELETED: "delete"}
 MAX_CALL_RECORDS = MAX_RECALL_CALLS
 """Call records kept per person: recall returns at most this many, nothing reads older ones."""
 _GATE = "exists (select from rev)"
@@ -79,9 +95,20 @@ def _op(kind: str, alias: str, supersedes: str, valid_to: str, text: str) -> str
     )
 
 
+def _with_notes(alias: str) -> str:
+    """An add's or update's note: what its new version's source says (`memory.ops._event`)."""
+    source = f"{alias}.source"
+    return (
+        f" || jsonb_build_object('kind', {source} -> 'kind', 'confidence',"
+        f" {source} -> 'confidence', 'evidence', {source} -> 'evidence', 'reason', null,"
+        f" 'source', {source})"
+    )
+
+
 WRITE = f"""with old as (
-    select f.id, f.seq, f.content, f.updated_at, f.version_id, u.content as new_content
-    from unnest($5::text[]::uuid[], $6::text[]) as u(id, content)
+    select f.id, f.seq, f.content, f.updated_at, f.version_id, f.source,
+        u.content as new_content, u.source::jsonb as new_source
+    from unnest($5::text[]::uuid[], $6::text[], $21::text[]) as u(id, content, source)
     join {_S}.memory_facts f on f.id = u.id and f.agent_id = $1 and f.user_id = $2
     where f.content <> u.content
 ), k as (
@@ -97,28 +124,31 @@ WRITE = f"""with old as (
 ), del as (
     delete from {_S}.memory_facts
     where {_SCOPE} and id = any($4::text[]::uuid[]) and {_GATE}
-    returning id, seq, content, updated_at, version_id
+    returning id, seq, content, updated_at, version_id, source
 ), upd as (
     update {_S}.memory_facts f
-    set content = o.new_content, updated_at = now(), version_id = gen_random_uuid()
+    set content = o.new_content, updated_at = now(), version_id = gen_random_uuid(),
+        source = o.new_source
     from old o
     where f.id = o.id and {_GATE}
     returning f.id, f.seq, f.content, f.created_at, f.updated_at, f.version_id,
-        o.version_id as supersedes
+        o.version_id as supersedes, f.source
 ), ins as (
-    insert into {_S}.memory_facts (agent_id, user_id, content, created_at, updated_at)
-    select $1, $2, t.content, now(), now()
-    from unnest($7::text[]) with ordinality as t(content, n)
+    insert into {_S}.memory_facts (agent_id, user_id, content, created_at, updated_at, source)
+    select $1, $2, t.content, now(), now(), t.source::jsonb
+    from unnest($7::text[], $22::text[]) with ordinality as t(content, source, n)
     where {_GATE}
     order by t.n
-    returning id, seq, content, created_at, updated_at, version_id
+    returning id, seq, content, created_at, updated_at, version_id, source
 ), closed as (
-    insert into {_S}.memory_fact_versions
-        (id, fact_id, fact_seq, agent_id, user_id, content, valid_from, valid_to, ended_by)
-    select o.version_id, o.id, o.seq, $1, $2, o.content, o.updated_at, now(), 'update'
+    insert into {_S}.memory_fact_versions (id, fact_id, fact_seq, agent_id, user_id, content,
+        valid_from, valid_to, ended_by, source)
+    select o.version_id, o.id, o.seq, $1, $2, o.content, o.updated_at, now(), 'update',
+            o.source
         from old o join upd u on u.id = o.id
     union all
-    select d.version_id, d.id, d.seq, $1, $2, d.content, d.updated_at, now(), 'delete'
+    select d.version_id, d.id, d.seq, $1, $2, d.content, d.updated_at, now(), 'delete',
+            d.source
         from del d
     returning 1
 ), pruned as (
@@ -131,9 +161,9 @@ WRITE = f"""with old as (
             from rev r, k), 0)) p)
 ), call as (
     insert into {_S}.memory_calls (agent_id, user_id, started_at, duration_seconds, outcome,
-        run_id, summary, created_at, channel)
+        run_id, summary, created_at, channel, source)
     select $1, $2, coalesce($8::timestamptz, now()), $9::float8, $10::text, $11::text,
-        $12::text, now(), $20::text
+        $12::text, now(), $20::text, $24::text::jsonb
     where {_GATE} and $18::boolean
     returning id, seq, summary, started_at, created_at, duration_seconds, outcome, run_id
 ), calls_pruned as (
@@ -146,18 +176,20 @@ WRITE = f"""with old as (
 ), ops as (
     select jsonb_agg(o.item order by o.rank, o.seq) as items from (
         select 0 as rank, d.seq, {_op("delete", "d", "null", _UTC.format("now()"), "null")}
-            as item from del d
+            || x.note::jsonb as item
+        from del d join unnest($4::text[]::uuid[], $23::text[]) as x(id, note) on x.id = d.id
         union all
         select 1, u.seq, {_op("update", "u", "u.supersedes::text", "null", "u.content")}
-            from upd u
+            {_with_notes("u")} from upd u
         union all
-        select 2, i.seq, {_op("add", "i", "null", "null", "i.content")} from ins i
+        select 2, i.seq, {_op("add", "i", "null", "null", "i.content")} {_with_notes("i")}
+            from ins i
     ) o
 ), logged as (
     insert into {_S}.memory_ops
-        (agent_id, user_id, call_id, turn, final, revision, model, latency_ms, ops)
+        (agent_id, user_id, call_id, turn, final, revision, model, latency_ms, ops, source)
     select $1, $2, $11::text, $16::integer, $17::boolean, (select revision from rev),
-        $14::text, $15::float8, items
+        $14::text, $15::float8, items, $24::text::jsonb
     from ops where items is not null
     returning id
 ), journal_covered as (
@@ -194,8 +226,10 @@ def arguments(
     call: CallMetadata,
     *,
     context: PassContext,
+    sources: Provenance | None = None,
 ) -> tuple[object, ...]:
-    """The statement's parameters, $1..$20, in order."""
+    """The statement's parameters, $1..$24, in order."""
+    kept = provenance(agent_id, plan, call, context) if sources is None else sources
     return (
         agent_id,
         user_id,
@@ -217,32 +251,31 @@ def arguments(
         context.with_call,
         context.covers,
         call.channel,
+        [as_json(source_json(s)) for s in kept.updates],
+        [as_json(source_json(s)) for s in kept.adds],
+        [delete_note(plan.note("delete", i), source) for i, source in enumerate(kept.deletes)],
+        as_json(source_json(kept.write)),
     )
 
 
-def _applied(row: asyncpg.Record) -> AppliedOp:
-    # columns: kind, seq, id, body, first_at, second_at, version, prior, ...
-    kind, _, fact_id, body, first_at, second_at, version, prior = row[:8]
-    if kind == DELETED:
-        return AppliedOp("delete", fact_id, version, None, first_at, second_at)
-    return AppliedOp(_CHANGES[kind], fact_id, version, prior, second_at, None, read_text(body))
-
-
-def _fact(row: asyncpg.Record) -> Fact:
-    return Fact(row[2], read_text(row[3]), row[4], row[5])
-
-
-def decode(rows: Sequence[asyncpg.Record], before: Sequence[Fact]) -> Written | None:
+def decode(
+    rows: Sequence[asyncpg.Record],
+    before: Sequence[Fact],
+    plan: Plan | None = None,
+    sources: Provenance | None = None,
+) -> Written | None:
     """The add's outcome; None when the revision had moved (the statement wrote nothing).
 
     `before` are the facts read with the revision the write compared against: as it passed,
     they were still the stored facts, so the final list is built from them and the changed rows
-    (facts keep their insertion order; an update keeps its place).
+    (facts keep their insertion order; an update keeps its place). `plan` and `sources` give
+    each changed fact its note and source.
     """
     heads = [r for r in rows if r[0] == REVISION]
     if not heads:
         return None
     head, calls = heads[0], [r for r in rows if r[0] == CALL]
+    noted = noted_of(rows, plan, sources)
     changed = {r[2]: r for r in rows if r[0] in (UPDATED, DELETED)}
     facts: list[Fact] = []
     for fact in before:
@@ -250,17 +283,22 @@ def decode(rows: Sequence[asyncpg.Record], before: Sequence[Fact]) -> Written | 
         if row is None:
             facts.append(fact)
         elif row[0] == UPDATED:
-            facts.append(_fact(row))
-    facts.extend(_fact(r) for r in sorted((r for r in rows if r[0] == ADDED), key=lambda r: r[1]))
+            facts.append(noted.fact(row))
+    added = sorted((r for r in rows if r[0] == ADDED), key=lambda r: r[1])
+    facts.extend(noted.fact(r) for r in added)
     order = {DELETED: 0, UPDATED: 1, ADDED: 2}
     applied = sorted((r for r in rows if r[0] in order), key=lambda r: (order[r[0]], r[1]))
+    written = UNKNOWN_SOURCE if sources is None else sources.write
     return Written(
         facts=tuple(facts),
         call=next(
-            (CallRecord(c[2], c[4], c[8], c[9], c[10], read_text(c[3]), c[5]) for c in calls),
+            (
+                CallRecord(c[2], c[4], c[8], c[9], c[10], read_text(c[3]), c[5], written)
+                for c in calls
+            ),
             None,
         ),
         revision=int(head[11]),
-        applied=tuple(_applied(r) for r in applied),
+        applied=tuple(noted.applied(r) for r in applied),
         log_id=None if head[2] is None else int(head[2]),
     )

@@ -45,7 +45,7 @@ class TestRecall:
         assert body["userId"] == user_id
         assert [f["content"] for f in body["facts"]] == ["Prefers email."]
         assert [c["summary"] for c in body["calls"]] == ["Talked."]
-        assert set(body["facts"][0]) == {"id", "content", "createdAt", "updatedAt"}
+        assert set(body["facts"][0]) == {"id", "content", "createdAt", "updatedAt", "source"}
 
     async def test_calls_limit_is_applied(
         self, client: Client, memory: Memory, model_server: ModelServer

@@ -42,7 +42,15 @@ async def test_versions_in_order_with_their_validity(
     body = await response.json()
     assert (body["agentId"], body["userId"]) == ("support", user)
     old, new = body["versions"]
-    assert set(old) == {"factId", "versionId", "content", "validFrom", "validTo", "endedBy"}
+    assert set(old) == {
+        "factId",
+        "versionId",
+        "content",
+        "validFrom",
+        "validTo",
+        "endedBy",
+        "source",
+    }
     assert (old["content"], old["endedBy"], new["content"], new["endedBy"]) == (
         "Lives in Lima.",
         "update",

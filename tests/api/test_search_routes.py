@@ -56,7 +56,7 @@ async def test_hybrid_search_across_contacts(client: Client) -> None:
         "reason": None,
     }
     first = body["items"][0]
-    assert set(first) == {"contact", "id", "text", "score"}
+    assert set(first) == {"contact", "id", "text", "score", "source"}
     assert (first["contact"], first["text"]) == (AWKWARD, "Asked not to be called again.")
 
 
@@ -69,7 +69,10 @@ async def test_within_one_contact_and_by_identifier(client: Client) -> None:
     assert (status, body["items"]) == (200, [])
     status, body = await search(client, query="+34 611", mode="identifier")
     assert status == 200
-    assert body["items"] == [{"contact": AWKWARD, "id": None, "text": None, "score": 0.8}]
+    # an identifier hit names no fact, so no source
+    assert body["items"] == [
+        {"contact": AWKWARD, "id": None, "text": None, "score": 0.8, "source": None}
+    ]
 
 
 async def test_without_an_embedding_model_the_answer_says_lexical_only(

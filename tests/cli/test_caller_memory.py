@@ -91,7 +91,8 @@ async def test_memory_commands_print_the_http_bodies(
     )
     recalled = json.loads(recall[1])
     assert recall[0] == 0 and set(recalled) == {"agentId", "userId", "facts", "calls"}
-    assert set(recalled["facts"][0]) == {"id", "content", "createdAt", "updatedAt"}
+    assert set(recalled["facts"][0]) == {"id", "content", "createdAt", "updatedAt", "source"}
+    assert recalled["facts"][0]["source"]["channel"] == "cli"  # written by `memory add`
     assert_api_shaped(recalled)
     assert history[0] == 0 and json.loads(history[1])["versions"][0]["validTo"] is None
     assert_api_shaped(json.loads(history[1]))

@@ -58,7 +58,7 @@ def test_nothing_heard_is_nothing_to_save() -> None:
 def test_turn_mode_saves_only_what_no_pass_covered() -> None:
     heard = entries("Hello.", "I moved.", "Noted.", "And my dog is Rex.")
     part = what_to_save(heard, 3, "turn")
-    assert part == LostPart([{"role": "user", "content": "And my dog is Rex."}], 2)
+    assert part == LostPart([{"role": "user", "content": "And my dog is Rex."}], 2, 3)
 
 
 def test_turn_mode_with_everything_covered_reads_the_last_exchange_for_the_summary() -> None:
@@ -66,13 +66,14 @@ def test_turn_mode_with_everything_covered_reads_the_last_exchange_for_the_summa
     part = what_to_save(heard, 3, "turn")
     assert part is not None
     assert [m["content"] for m in part.messages] == ["I moved.", "Noted."]
+    assert part.first_turn == 1
 
 
 def test_a_gap_left_by_a_lost_batch_keeps_positions() -> None:
     """Positions are the transcript's: a missing batch never shifts what passes covered."""
     heard = [JournalEntry(0, "assistant", "Hi."), JournalEntry(3, "user", "Rex.")]
     part = what_to_save(heard, 2, "turn")
-    assert part == LostPart([{"role": "user", "content": "Rex."}], 1)
+    assert part == LostPart([{"role": "user", "content": "Rex."}], 1, 3)  # its turn: 3
 
 
 def test_a_swept_save_sends_a_nul_dropped_and_a_lone_surrogate_as_replacement() -> None:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from memory.contract import UNKNOWN_SOURCE, OpNote, Source, Writer, source_json
 from memory.contract._models import AppliedOp, PassContext, Written
 from memory.ops._event import build_event, instant
 
@@ -46,6 +47,8 @@ def test_an_update_names_the_version_it_supersedes() -> None:
         "agent_id": "front-desk",
         "contact": "+34600111222",
         "call_id": "job-1",
+        "channel": "unknown",  # an op without a source: written before provenance
+        "session_id": None,
         "turn": 3,
         "final": False,
         "ops": [
@@ -57,6 +60,11 @@ def test_an_update_names_the_version_it_supersedes() -> None:
                 "valid_from": "2026-12-03T07:20:01.000005Z",
                 "valid_to": None,
                 "text": "Lives in Cusco.",
+                "kind": None,
+                "confidence": None,
+                "evidence": None,
+                "reason": None,
+                "source": source_json(UNKNOWN_SOURCE),
             }
         ],
         "memory": {"revision": 4},
@@ -81,3 +89,26 @@ def test_a_delete_closes_a_validity_and_carries_no_text() -> None:
     assert event is not None
     assert event["ops"][0]["valid_to"] == "2026-12-03T07:20:01.000005Z"
     assert event["ops"][0]["text"] is None and event["final"] is True
+
+
+def test_each_op_says_what_the_model_said_and_where_it_came_from() -> None:
+    """The event carries the write's channel and session, and per op its kind, confidence,
+    evidence, a delete's reason and its source."""
+    source = Source(
+        "chat", None, "sess-1", (2,), Writer("a", None, "ci"), "m", "email me", "contact", 0.8
+    )
+    note = OpNote("contact", 0.8, "email me", None, (2,))
+    added = AppliedOp("add", "f2", "v2", None, T0, None, "Prefers email.", note, source)
+    gone = OpNote(reason="moved away")
+    deleted = AppliedOp("delete", "f1", "v1", None, T0, T1, None, gone, source)
+    event = build_event(
+        written(deleted, added), PassContext("m", 1.0), agent_id="a", user_id="u", call_id=None
+    )
+    assert event is not None
+    assert (event["channel"], event["session_id"]) == ("chat", "sess-1")
+    first, second = event["ops"]
+    assert first["reason"] == "moved away" and first["evidence"] is None
+    assert second["kind"] == "contact" and second["confidence"] == 0.8
+    assert second["evidence"] == "email me" and second["reason"] is None
+    assert second["source"]["writer"] == {"agent": "a", "job": None, "key": "ci"}
+    assert second["source"]["turns"] == [2] and second["source"]["session_id"] == "sess-1"

@@ -34,6 +34,7 @@ from worker.http.server.context import (
     MEMORY,
     POOL,
     Route,
+    actor,
     agent_of,
     database_bound,
     respond,
@@ -111,7 +112,7 @@ async def _added(request: web.Request, agent: AgentEntry, body: AddBody) -> dict
         body.content,
         agent_id,
         body.user_id,
-        call_of(body.call),
+        {**call_of(body.call), "key": actor(request)},  # the writer: the key's name
         settings.instructions,
         brief=settings.brief,
         time_zone=settings.time_zone,

@@ -28,6 +28,7 @@ from chat import (
     Decision,
     DecisionNotFound,
     DecisionRow,
+    Origin,
     Relay,
     SessionRef,
     Tool,
@@ -36,12 +37,13 @@ from chat import (
     TurnRequest,
     TurnResult,
 )
+from chat.memory_tools import Channel
 from infra.deadline import Deadline, Late, within
 from memory.contract import Unavailable
 from memory.documents import Documents
 from worker.agent_directory import AgentDirectory, AgentEntry
 from worker.catalog import UnknownAgent
-from worker.http.server.context import agent_of, reaches
+from worker.http.server.context import actor, agent_of, reaches
 from worker.http.server.failures import ModelNotFound
 
 CHAT_TURNS = web.AppKey("chat_turns", ChatTurns)
@@ -62,12 +64,17 @@ def turn_request(  # noqa: PLR0917
     *,
     client_tools: tuple[Tool, ...] = (),
     reconcile: Callable[[list[Message]], list[Message]] | None = None,
+    channel: Channel = "chat",
 ) -> TurnRequest:
     """The turn a wire read, for the agent `agent` names if the key reaches it (otherwise the
-    wires' unknown model; `DirectoryAgents` answers the same for an agent nobody registered)."""
+    wires' unknown model; `DirectoryAgents` answers the same for an agent nobody registered).
+    Its memory saves come from `channel`, written by the request's key."""
     if not reaches(request, agent):
         raise ModelNotFound()
-    return TurnRequest(agent, messages, identities, session, options or {}, client_tools, reconcile)
+    origin = Origin(channel, key=actor(request))
+    return TurnRequest(
+        agent, messages, identities, session, options or {}, client_tools, reconcile, origin
+    )
 
 
 class DirectoryAgents:

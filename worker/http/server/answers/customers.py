@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Self
 
+from memory.contract import UNKNOWN_SOURCE
 from worker.http.server.answers.base import Answer, Number, Timestamp
 
 if TYPE_CHECKING:
@@ -14,11 +15,52 @@ if TYPE_CHECKING:
     from memory.store import Customer
 
 
+class WriterItem(Answer):
+    """Who wrote: the agent, the LiveKit job, the API key's name (null when not known)."""
+
+    agent: str | None
+    job: str | None
+    key: str | None
+
+
+class SourceItem(Answer):
+    """Where a fact version (or a call record) came from; a row written before provenance
+    reads as channel `unknown` with every other field null or empty. `evidence` is a quote the
+    conversation sent to the model holds (an invented one is never kept); `turns` are the
+    positions (0-based) of the messages holding it."""
+
+    channel: str
+    call_id: str | None
+    session_id: str | None
+    turns: list[int]
+    writer: WriterItem
+    model: str | None
+    evidence: str | None
+    kind: str | None
+    confidence: Number | None
+
+    @classmethod
+    def of(cls, source: contract.Source) -> Self:
+        w = source.writer
+        return cls(
+            channel=source.channel,
+            call_id=source.call_id,
+            session_id=source.session_id,
+            turns=list(source.turns),
+            writer=WriterItem(agent=w.agent, job=w.job, key=w.key),
+            model=source.model,
+            evidence=source.evidence,
+            kind=source.kind,
+            confidence=source.confidence,
+        )
+
+
 class FactItem(Answer):
     id: str
     content: str
     created_at: Timestamp
     updated_at: Timestamp
+    source: SourceItem
 
     @classmethod
     def of(cls, fact: contract.Fact) -> Self:
@@ -27,6 +69,7 @@ class FactItem(Answer):
             content=fact.content,
             created_at=fact.created_at,
             updated_at=fact.updated_at,
+            source=SourceItem.of(fact.source),
         )
 
 
@@ -38,6 +81,7 @@ class CallItem(Answer):
     run_id: str | None
     summary: str
     created_at: Timestamp
+    source: SourceItem
 
     @classmethod
     def of(cls, call: contract.CallRecord) -> Self:
@@ -49,6 +93,7 @@ class CallItem(Answer):
             run_id=call.run_id,
             summary=call.summary,
             created_at=call.created_at,
+            source=SourceItem.of(call.source),
         )
 
 
@@ -72,6 +117,7 @@ class FactVersionItem(Answer):
     valid_from: Timestamp
     valid_to: Timestamp | None
     ended_by: str | None
+    source: SourceItem
 
     @classmethod
     def of(cls, version: contract.FactVersion) -> Self:
@@ -82,6 +128,7 @@ class FactVersionItem(Answer):
             valid_from=version.valid_from,
             valid_to=version.valid_to,
             ended_by=version.ended_by,
+            source=SourceItem.of(version.source),
         )
 
 
@@ -107,14 +154,18 @@ class Erased(Answer):
 
 
 class SearchItem(Answer):
+    """One hit; `source` is the fact's (null for an identifier hit, which names no fact)."""
+
     contact: str
     id: str | None
     text: str | None
     score: Number
+    source: SourceItem | None
 
     @classmethod
     def of(cls, hit: SearchHit) -> Self:
-        return cls(contact=hit.contact, id=hit.id, text=hit.text, score=hit.score)
+        source = None if hit.source is None else SourceItem.of(hit.source)
+        return cls(contact=hit.contact, id=hit.id, text=hit.text, score=hit.score, source=source)
 
 
 class SearchResults(Answer):
@@ -146,9 +197,12 @@ class AppliedItem(Answer):
     supersedes: str | None
     valid_from: Timestamp
     valid_to: Timestamp | None
+    reason: str | None  # why the model deleted the fact (a delete only)
+    source: SourceItem
 
     @classmethod
     def of(cls, op: contract.AppliedOp) -> Self:
+        source = op.source if op.source is not None else UNKNOWN_SOURCE
         return cls(
             op=op.op,
             fact_id=op.fact_id,
@@ -156,6 +210,8 @@ class AppliedItem(Answer):
             supersedes=op.supersedes,
             valid_from=op.valid_from,
             valid_to=op.valid_to,
+            reason=op.note.reason,
+            source=SourceItem.of(source),
         )
 
 

@@ -7,7 +7,31 @@ from typing import Annotated, Any, Literal
 from worker.http.server.answers.base import Answer, Stored, Timestamp, WireAnswer
 
 
+class OpWriter(WireAnswer):
+    agent: str | None
+    job: str | None
+    key: str | None
+
+
+class OpSource(WireAnswer):
+    """Where the op came from (the event's snake_case); an event logged before provenance
+    reads as channel `unknown`."""
+
+    channel: str
+    call_id: str | None
+    session_id: str | None
+    turns: list[int]
+    writer: OpWriter
+    model: str | None
+    evidence: str | None
+    kind: str | None
+    confidence: float | None
+
+
 class OpItem(WireAnswer):
+    """One applied op; `kind`, `confidence` and `evidence` as the model said them and kept
+    (evidence only when the transcript sent holds it), `reason` for a delete."""
+
     op: Literal["add", "update", "delete"]
     id: str
     version: str
@@ -15,6 +39,11 @@ class OpItem(WireAnswer):
     valid_from: Timestamp
     valid_to: Timestamp | None
     text: str | None
+    kind: str | None
+    confidence: float | None
+    evidence: str | None
+    reason: str | None
+    source: OpSource
 
 
 class OpsMemory(Answer):
@@ -29,6 +58,8 @@ class OpsEventItem(WireAnswer):
     agent_id: str
     contact: str
     call_id: str | None
+    channel: str  # where the write came from (`unknown` before provenance)
+    session_id: str | None
     turn: int | None
     final: bool
     ops: list[OpItem]

@@ -1,0 +1,210 @@
+"""Where a fact version came from (`Source`), and the pure rules that decide what of the model's
+word about it is kept.
+
+A source names the channel and the call, session or run of the write, the writer (the agent,
+the job, the API key's name), the extraction model, and what the model said about the fact:
+its `kind`, its `confidence` and its `evidence`, a short quote from the conversation.
+
+The model's word is data to check, never to trust:
+- `evidence` is kept only when it occurs in the transcript that was sent, compared after
+  normalising both (`normalised`: Unicode NFKC, case folding, whitespace runs as one space,
+  quotes and ellipses around the quote dropped). A quote the transcript does not hold is
+  dropped, never stored; so is one longer than `MAX_EVIDENCE_CHARS`. The turns a fact was
+  drawn from are the messages the quote was found in.
+- `kind` is kept when it is one of `KINDS`, `confidence` when it is a number from 0 to 1, a
+  delete's `reason` when it is text of at most `MAX_REASON_CHARS`. Anything else reads as
+  absent: a bad value never fails the write.
+
+Rows written before provenance (migration 0030) have no source: they read as `UNKNOWN`, whose
+channel is `"unknown"`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from memory.contract._models import Utterance
+
+UNKNOWN_CHANNEL: Final = "unknown"
+MAX_EVIDENCE_CHARS: Final = 300
+MAX_REASON_CHARS: Final = 200
+KINDS: Final = frozenset(
+    {"identity", "preference", "contact", "schedule", "health", "relationship", "account", "other"}
+)
+_AROUND = " \"'`“”‘’«»….,;:!?"
+
+
+@dataclass(frozen=True, slots=True)
+class Writer:
+    """Who wrote: the agent, the job (a voice or LiveKit text call) and the API key's name."""
+
+    agent: str | None = None
+    job: str | None = None
+    key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One fact version's provenance; `turns` are positions in the conversation (0-based)."""
+
+    channel: str = UNKNOWN_CHANNEL
+    call_id: str | None = None
+    session_id: str | None = None
+    turns: tuple[int, ...] = ()
+    writer: Writer = field(default_factory=Writer)
+    model: str | None = None
+    evidence: str | None = None
+    kind: str | None = None
+    confidence: float | None = None
+
+
+UNKNOWN: Final = Source()
+
+
+@dataclass(frozen=True, slots=True)
+class OpNote:
+    """What the model said about one operation, as kept: `reason` only for a delete; `turns`
+    are the positions, in the content sent, of the messages holding the evidence."""
+
+    kind: str | None = None
+    confidence: float | None = None
+    evidence: str | None = None
+    reason: str | None = None
+    turns: tuple[int, ...] = ()
+
+
+NO_NOTE: Final = OpNote()
+
+
+def op_note(
+    transcript: Sequence[Utterance],
+    *,
+    kind: object,
+    confidence: object,
+    evidence: object,
+    reason: object = None,
+) -> OpNote:
+    """What is kept of the model's word about one operation (see the module's rules)."""
+    quote, turns = found_evidence(evidence, transcript)
+    return OpNote(kept_kind(kind), kept_confidence(confidence), quote, kept_reason(reason), turns)
+
+
+def normalised(text: str) -> str:
+    """Text as evidence is compared: NFKC, case-folded, whitespace runs as one space."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def found_evidence(
+    quote: object, transcript: Sequence[Utterance]
+) -> tuple[str | None, tuple[int, ...]]:
+    """The quote as kept (stripped) and the messages holding it; (None, ()) when it is not
+    text, too long, empty once trimmed, or not in the transcript."""
+    if not isinstance(quote, str) or len(quote) > MAX_EVIDENCE_CHARS:
+        return None, ()
+    needle = normalised(quote).strip(_AROUND)
+    if not needle:
+        return None, ()
+    turns = tuple(i for i, u in enumerate(transcript) if needle in normalised(u.text))
+    return (quote.strip(), turns) if turns else (None, ())
+
+
+def kept_kind(value: object) -> str | None:
+    return value if isinstance(value, str) and value in KINDS else None
+
+
+def kept_confidence(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and 0.0 <= number <= 1.0 else None
+
+
+def kept_reason(value: object) -> str | None:
+    if not isinstance(value, str) or len(value) > MAX_REASON_CHARS or not value.strip():
+        return None
+    return value.strip()
+
+
+def source_json(source: Source) -> dict[str, Any]:
+    """The source as stored and answered (every key, null when unknown)."""
+    w = source.writer
+    return {
+        "channel": source.channel,
+        "call_id": source.call_id,
+        "session_id": source.session_id,
+        "turns": list(source.turns),
+        "writer": {"agent": w.agent, "job": w.job, "key": w.key},
+        "model": source.model,
+        "evidence": source.evidence,
+        "kind": source.kind,
+        "confidence": source.confidence,
+    }
+
+
+def _text(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) else None
+
+
+def source_of(stored: object) -> Source:
+    """A stored source (JSON text or an object) read tolerantly; None or junk is `UNKNOWN`."""
+    data: object = stored
+    if isinstance(stored, str):
+        try:
+            data = json.loads(stored)
+        except ValueError:
+            return UNKNOWN
+    if not isinstance(data, Mapping):
+        return UNKNOWN
+    writer = data.get("writer")
+    w = writer if isinstance(writer, Mapping) else {}
+    turns = data.get("turns")
+    return Source(
+        channel=_text(data, "channel") or UNKNOWN_CHANNEL,
+        call_id=_text(data, "call_id"),
+        session_id=_text(data, "session_id"),
+        turns=tuple(t for t in turns if isinstance(t, int)) if isinstance(turns, list) else (),
+        writer=Writer(_text(w, "agent"), _text(w, "job"), _text(w, "key")),
+        model=_text(data, "model"),
+        evidence=_text(data, "evidence"),
+        kind=kept_kind(data.get("kind")),
+        confidence=kept_confidence(data.get("confidence")),
+    )
+
+
+def write_source(
+    agent_id: str,
+    *,
+    channel: str | None,
+    call_id: str | None,
+    session_id: str | None,
+    job: str | None,
+    key: str | None,
+    model: str | None,
+) -> Source:
+    """The source of one write, before what the model said of each op."""
+    return Source(
+        channel=channel or UNKNOWN_CHANNEL,
+        call_id=call_id,
+        session_id=session_id,
+        writer=Writer(agent_id, job, key),
+        model=model or None,
+    )
+
+
+def op_source(write: Source, note: OpNote, first_turn: int = 0) -> Source:
+    """One op's source: the write's, with the note's kind, confidence and evidence, and the
+    evidence's turns counted from `first_turn` (the content's place in the conversation)."""
+    return replace(
+        write,
+        turns=tuple(first_turn + t for t in note.turns),
+        evidence=note.evidence,
+        kind=note.kind,
+        confidence=note.confidence,
+    )
