@@ -33,6 +33,7 @@ from callmemory.prewarm import prewarm
 
 if TYPE_CHECKING:
     from callmemory.attach import PHONE_CALLERS, CallerMemory
+    from callmemory.caller_search import memory_search
     from callmemory.config import CallConfig
     from callmemory.definition import AgentDefinition, DefinitionError, define_agent
     from callmemory.documents import search_docs
@@ -52,6 +53,7 @@ _HOMES = {
     "DefinitionError": ("callmemory.definition", "DefinitionError"),
     "define_agent": ("callmemory.definition", "define_agent"),
     "search_docs": ("callmemory.documents", "search_docs"),
+    "memory_search": ("callmemory.caller_search", "memory_search"),
     "TextMemory": ("callmemory.text", "TextMemory"),
     "ReservedToolName": ("chat", "ReservedToolName"),
     "ToolContext": ("chat", "ToolContext"),
@@ -78,6 +80,7 @@ __all__ = [
     "ToolContext",
     "define_agent",
     "measurable",
+    "memory_search",
     "prewarm",
     "search_docs",
     "tool_context",

@@ -49,6 +49,7 @@ import structlog
 from livekit.agents import Agent, AgentServer, AgentSession, JobContext
 
 from callmemory import environment
+from callmemory.caller_search import forget_call, register_call
 from callmemory.config import CallConfig, load_call_config
 from callmemory.definition import AgentDefinition
 from callmemory.held_in_calls import guard_held
@@ -225,6 +226,7 @@ class CallerMemory:
         # the call's tools read who they act for (`callmemory.tool_context()`): the session's
         # tasks, started after this, inherit it; anything else on the job's loop finds it there
         bind_call(ToolContext(self.agent_id, start.identity.user_id, "voice"))
+        register_call(runtime.memory, start.plan)  # whom `memory_search()` searches
         ctx.add_shutdown_callback(_unbinding(asyncio.get_running_loop()))
         setup = CallSetup(
             start,
@@ -303,10 +305,12 @@ class CallerMemory:
 
 
 def _unbinding(loop: asyncio.AbstractEventLoop) -> Callable[[], Coroutine[None, None, None]]:
-    """The job's shutdown callback: its call's tool context is no longer its loop's."""
+    """The job's shutdown callback: its call's tool context (and the caller `memory_search()`
+    searches) is no longer its loop's."""
 
     async def unbind() -> None:
         unbind_call(loop)
+        forget_call(loop)
 
     return unbind
 
