@@ -21,7 +21,7 @@ from typing import Any
 from livekit.agents import AgentServer, AgentSession, JobContext, JobProcess, cli
 
 from callmemory import CallerMemory, environment
-from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN
+from callmemory.config import SHUTDOWN_PROCESS_TIMEOUT_MARGIN, long_op_limits
 from callmemory.prewarm import prewarm
 from infra.database_failure import DatabaseFailed
 from infra.embedded import EmbeddedStartFailed
@@ -127,7 +127,9 @@ def prepared_server(argv: list[str], sessions: SessionFactory = build_session) -
     )
     # the journals of dead jobs, swept for the life of this process (`worker.sweeping`)
     # and the ops log's retention on its pool (`worker.ops_retention`), as the web process does
-    retention = RetentionConfig(main.settings.memory_ops_retention_days)
+    retention = RetentionConfig(
+        main.settings.memory_ops_retention_days, limits=long_op_limits(main.settings)
+    )
     catalog = load_catalog(main.settings.agents)
     sweeper = SweeperTask(call, sweep_config(main.settings, call), catalog, retention)
     hold_sweeper(server, sweeper)

@@ -1,5 +1,5 @@
-"""`caller-memory memory ...`: migrate, add, recall, history, delete-all, export, search, ops
-and customers.
+"""`caller-memory memory ...`: migrate, add, recall, history, delete-all, export, search, ops,
+customers and retention.
 
 Each prints the HTTP API's body for the same request (`worker.http.server.answers`) as JSON on
 stdout; logs carry no memory text. The agent id is any memory scope (not only a catalog agent),
@@ -39,6 +39,7 @@ from memory.contract import (
     strict_json,
 )
 from memory.search import DEFAULT_K, DEFAULT_MODE, SEARCH_MODES
+from memory.settings import RETENTION_KINDS, parse_retention
 from memory.store import (
     DEFAULT_CUSTOMERS,
     DEFAULT_LIMIT,
@@ -48,17 +49,19 @@ from memory.store import (
     MemoryStore,
     customers_after,
     export_person,
+    load_retention,
     ops_after,
+    save_retention,
 )
 from worker.http.server import answers
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused, refused
 
 T = TypeVar("T")
+CLI_CHANNEL = "cli"
+"""The channel of what `memory add` writes (`memory.contract.Source.channel`)."""
 memory_app = typer.Typer(
     help="Operate on caller memory directly (JSON on stdout).", no_args_is_help=True
 )
-CLI_CHANNEL = "cli"
-"""The channel of what `memory add` writes (`memory.contract.Source.channel`)."""
 
 AgentArg = Annotated[str, typer.Argument(help="the agent id (memory scope)")]
 UserArg = Annotated[str, typer.Argument(help="the caller's user id, e.g. a phone number")]
@@ -284,5 +287,51 @@ def customers(
     async def work(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
         page = await customers_after(pool, agent_id, after, limit)
         return answers.Customers.page(agent_id, page, limit).wire()
+
+    _run(work)
+
+
+CLI_ACTOR = "cli"
+"""Who the activity log names for a change made with the CLI."""
+DaysOption = Annotated[
+    str | None, typer.Option(help="days to keep, or none: until deleted", metavar="DAYS|none")
+]
+
+
+def _days(kind: str, value: str) -> int | str | None:
+    """`none` is None; a whole number its int; anything else stays text (refused, naming the
+    kind, by `parse_retention`)."""
+    if value.strip().casefold() == "none":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return value
+
+
+@memory_app.command()
+def retention(
+    agent_id: AgentArg,
+    calls: DaysOption = None,
+    sessions: DaysOption = None,
+    ops: DaysOption = None,
+    journals: DaysOption = None,
+) -> None:
+    """Show how long the agent keeps each kind of record; with options, change those kinds
+    (facts are kept until the person or the model deletes them)."""
+    given = {"calls": calls, "sessions": sessions, "ops": ops, "journals": journals}
+    body = {kind: _days(kind, value) for kind, value in given.items() if value is not None}
+    try:
+        update = parse_retention(body) if body else None
+    except MemoryFailure as failure:
+        raise refused(ErrorInfo(failure.code, failure.message, failure.field)) from None
+    assert tuple(given) == RETENTION_KINDS
+
+    async def work(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
+        if update is None:
+            kept = await load_retention(pool, agent_id)
+        else:
+            kept = await save_retention(pool, agent_id, update, CLI_ACTOR)
+        return answers.RetentionSettings.of(agent_id, kept).wire()
 
     _run(work)

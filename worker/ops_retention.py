@@ -1,10 +1,12 @@
-"""The ops log's retention task: one held task, off the request path, in every web process and
-in every worker's main process (on its sweeper's pool, `worker.sweeping`).
+"""The retention task: one held task, off the request path, in every web process and in every
+worker's main process (on its sweeper's pool, `worker.sweeping`).
 
 Every `interval_seconds` it deletes the `memory.ops` events older than the window, in batches
-(`memory.store.expire_ops`), and the idempotency keys of adds over HTTP older than 24 hours
-(`memory.store.expire_keys`). Any number of processes may run it at once, with no lock or
-leader: a batch skips the rows another one holds, and deleting what is already gone is a no-op.
+(`memory.store.expire_ops`), the idempotency keys of adds over HTTP older than 24 hours
+(`memory.store.expire_keys`), and each agent's records older than its own retention
+(`records_pass`: call records, chat sessions, ops events, call journals; never a fact). Any
+number of processes may run it at once, with no lock or leader: a batch skips the rows another
+one holds, and deleting what is already gone is a no-op.
 A failed pass is logged by type and tried again at the next interval; the task's own end (a
 bug) is retrieved and logged (`worker.periodic`).
 """
@@ -13,13 +15,20 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import asyncpg
 import structlog
 
+from infra.long_ops import LongOpLimits
 from memory.contract import MemoryFailure
-from memory.store import KEY_LIFE_SECONDS, expire_keys, expire_ops
+from memory.store import (
+    KEY_LIFE_SECONDS,
+    bounded_agents,
+    expire_keys,
+    expire_ops,
+    expire_records,
+)
 from worker.periodic import running_every
 
 log = structlog.get_logger(__name__)
@@ -30,11 +39,14 @@ DEFAULT_INTERVAL_SECONDS = 600.0
 
 @dataclass(frozen=True, slots=True)
 class RetentionConfig:
-    """`days`: events older than this are deleted (`MEMORY_OPS_RETENTION_DAYS`)."""
+    """`days`: events older than this are deleted (`MEMORY_OPS_RETENTION_DAYS`); `limits`:
+    those of a long operation (`DATABASE_LONG_*`), which each batch of an agent's own
+    retention carries."""
 
     days: float
     interval_seconds: float = DEFAULT_INTERVAL_SECONDS
     batch: int = 1000
+    limits: LongOpLimits = field(default_factory=LongOpLimits)
 
     @property
     def window_seconds(self) -> float:
@@ -53,6 +65,7 @@ async def retention_pass(pool: asyncpg.Pool, config: RetentionConfig) -> int | N
     if deleted:
         log.info("ops_retention.expired", events=deleted, days=config.days)
     await keys_pass(pool, config)
+    await records_pass(pool, config)
     return deleted
 
 
@@ -67,6 +80,27 @@ async def keys_pass(pool: asyncpg.Pool, config: RetentionConfig) -> int | None:
     if deleted:
         log.info("idempotency_retention.expired", keys=deleted)
     return deleted
+
+
+async def records_pass(pool: asyncpg.Pool, config: RetentionConfig) -> dict[str, int] | None:
+    """Each agent's records past its own retention, kind by kind, in batches; how many of
+    each kind went (logged per agent, counts only), or None when it failed (logged by type;
+    what is left goes at the next pass)."""
+    removed: dict[str, int] = {}
+    try:
+        for agent_id, retention in await bounded_agents(pool):
+            counts = {}
+            for kind, days in retention.bounded():
+                counts[kind] = await expire_records(
+                    pool, agent_id, kind, days, batch=config.batch, limits=config.limits
+                )
+                removed[kind] = removed.get(kind, 0) + counts[kind]
+            if any(counts.values()):
+                log.info("retention.expired", agent_id=agent_id, **counts)
+    except MemoryFailure as exc:
+        log.warning("retention.failed", error_code=exc.code)
+        return None
+    return removed
 
 
 @contextlib.asynccontextmanager

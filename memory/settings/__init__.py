@@ -29,9 +29,24 @@ from memory.settings._bodies import (
     published_guidance,
 )
 from memory.settings._brief import NO_BRIEF, Brief, parse_brief
+from memory.settings._retention import (
+    KEEP_ALL,
+    MAX_RETENTION_DAYS,
+    MIN_RETENTION_DAYS,
+    RETENTION_KINDS,
+    Retention,
+    RetentionBody,
+    RetentionKind,
+    RetentionUpdate,
+    parse_retention,
+)
 
 __all__ = [
+    "KEEP_ALL",
+    "MAX_RETENTION_DAYS",
+    "MIN_RETENTION_DAYS",
     "NO_BRIEF",
+    "RETENTION_KINDS",
     "SETTING_FIELDS",
     "Binding",
     "BindingOutcome",
@@ -43,6 +58,10 @@ __all__ = [
     "ModelBody",
     "ModelSelectionUpdate",
     "Overrides",
+    "Retention",
+    "RetentionBody",
+    "RetentionKind",
+    "RetentionUpdate",
     "SettingField",
     "SettingsBody",
     "SettingsUpdate",
@@ -52,6 +71,7 @@ __all__ = [
     "parse_draft",
     "parse_model_selection",
     "parse_reset_field",
+    "parse_retention",
     "parse_update",
     "published_guidance",
     "resolve",

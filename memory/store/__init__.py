@@ -19,9 +19,9 @@ from memory.store._agents import (
 )
 from memory.store._customers import DEFAULT_CUSTOMERS, MAX_CUSTOMERS, Customer, customers_after
 from memory.store._db_errors import DB_ERRORS, MISSING, privileges, translated
-from memory.store._extraction_settings import ExtractionSettings
 from memory.store._export import SECTIONS as EXPORT_SECTIONS
 from memory.store._export import export_person
+from memory.store._extraction_settings import ExtractionSettings
 from memory.store._facts import DIRECT_WRITE, MemoryStore, Snapshot, stored_source
 from memory.store._idempotency import (
     KEY_LIFE_SECONDS,
@@ -53,6 +53,13 @@ from memory.store._opening import Opened, open_call
 from memory.store._ops_log import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
 from memory.store._ops_retention import expire_ops, expire_ops_batch
 from memory.store._overview import AgentOverview, FailedSaves, overview
+from memory.store._retention import (
+    bounded_agents,
+    expire_records,
+    load_retention,
+    save_retention,
+)
+from memory.store._retention import expire_batch as expire_records_batch
 from memory.store._settings import (
     Queryable,
     StoredSettings,
@@ -95,6 +102,7 @@ __all__ = [
     "Snapshot",
     "StoredSettings",
     "append_entries",
+    "bounded_agents",
     "claim_key",
     "claim_silent",
     "customers_after",
@@ -103,6 +111,8 @@ __all__ = [
     "expire_keys",
     "expire_ops",
     "expire_ops_batch",
+    "expire_records",
+    "expire_records_batch",
     "export_person",
     "extraction_settings_store",
     "heard_turns",
@@ -110,6 +120,7 @@ __all__ = [
     "keep_answer",
     "list_activity",
     "load_call_settings",
+    "load_retention",
     "load_settings",
     "mark_save_started",
     "offer_code_bindings",
@@ -124,6 +135,7 @@ __all__ = [
     "register",
     "registered",
     "release_key",
+    "save_retention",
     "save_settings",
     "settings_store",
     "start_swept_save",

@@ -51,6 +51,9 @@ CALLS: list[Call] = [
     ("PUT", "/api/memory/settings/sales", {"read": "yes"}, "admin"),  # 400
     ("PUT", "/api/memory/settings/sales", {"read": True}, "config-reader"),  # 403
     ("DELETE", "/api/memory/settings/sales?field=read", None, "admin"),
+    ("GET", "/api/memory/settings/support/retention", None, "config-reader"),
+    ("PUT", "/api/memory/settings/sales/retention", {"calls": 90, "ops": None}, "admin"),
+    ("PUT", "/api/memory/settings/sales/retention", {"calls": 0}, "admin"),  # 400
     ("DELETE", "/api/memory/settings/sales?field=colour", None, "admin"),  # 400
     ("DELETE", "/api/memory/agents/sales", None, "admin"),  # its memory stays
     ("POST", "/api/memory/customers/support/recall", {"userId": USER}, "memory-reader"),

@@ -76,7 +76,9 @@ async def everything(
     refund(server, {"order_id": "zebraorder", "amount": 5})
     assert (await turn(client, "Refund my quokkamessage order", CHAT_KEY))[0] == 200
     refund(server, {"order_id": "keptorder", "amount": 7})
-    assert (await turn(client, "Refund my keptmessage order", CHAT_KEY, NEIGHBOUR_HEADERS))[0] == 200
+    assert (await turn(client, "Refund my keptmessage order", CHAT_KEY, NEIGHBOUR_HEADERS))[
+        0
+    ] == 200
 
 
 async def exported(pool: asyncpg.Pool, user: str, page: int = 2) -> dict[str, Any]:
@@ -112,7 +114,7 @@ async def test_the_export_covers_every_table_that_names_the_person(
         assert document[kind], kind
     text = json.dumps(document)
     assert all(marker in text for marker in MINE), [m for m in MINE if m not in text]
-    assert not [marker for marker in THEIRS + [NEIGHBOUR] if marker in text]
+    assert not [marker for marker in [*THEIRS, NEIGHBOUR] if marker in text]
     assert document["revision"] == 4 and document["userId"] == PERSON
 
 

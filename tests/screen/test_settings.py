@@ -60,6 +60,34 @@ async def test_fields_show_their_origin_save_and_reset(page: Page, client: Clien
     )
 
 
+async def test_retention_shows_saves_and_clears_each_kind(page: Page, client: Client) -> None:
+    await sign_in(page, client, "support")
+    await click(page, "tab-settings")
+    assert await prop(page, "retention-calls", "value") == ""  # kept until deleted
+    await fill(page, "retention-calls", "90")
+    await fill(page, "retention-journals", "7")
+    await click(page, "retention-save")
+    await wait_text(page, "status", "Saved retention: calls, journals.")
+    kept = await client.get(f"{SETTINGS.format('support')}/retention", headers=auth())
+    assert (await kept.json())["calls"] == 90
+    await fill(page, "retention-calls", "")
+    await fill(page, "retention-ops", "36501")  # past the limit: the API says so
+    await click(page, "retention-save")
+    error = await page.wait_for("document.getElementById('error').textContent")
+    assert error.startswith("ops: must be a whole number of days"), error
+    await fill(page, "retention-ops", "")
+    await click(page, "retention-save")
+    await wait_text(page, "status", "Saved retention: calls.")
+    kept = await client.get(f"{SETTINGS.format('support')}/retention", headers=auth())
+    assert await kept.json() == {
+        "agentId": "support",
+        "calls": None,
+        "sessions": None,
+        "ops": None,
+        "journals": 7,
+    }
+
+
 async def test_identity_key_is_chosen_once_behind_a_confirmation(
     page: Page, client: Client
 ) -> None:

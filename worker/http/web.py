@@ -194,7 +194,7 @@ async def _serve(url: str, catalog: Catalog, config: WebConfig) -> web.Applicati
         chat=config.chat,
         database_deadline_seconds=config.database_deadline_seconds,
         limits=config.limits,
-        retention=RetentionConfig(config.ops_retention_days),
+        retention=RetentionConfig(config.ops_retention_days, limits=config.long_ops),
         recover_documents_after=config.documents_recover_after_seconds,
         agents_path=config.agents,
     )

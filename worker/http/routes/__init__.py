@@ -19,6 +19,7 @@ from worker.http.routes import (
     ops,
     ops_stream,
     overview,
+    retention,
     search,
     sessions,
     settings,
@@ -32,6 +33,7 @@ from worker.http.server.context import Route
 ROUTES: tuple[Route, ...] = (
     *health.ROUTES,
     *settings.ROUTES,
+    *retention.ROUTES,
     *customers.ROUTES,
     *customer_add.ROUTES,
     *customer_export.ROUTES,

@@ -53,6 +53,7 @@ from worker.http.server.answers.extraction import Extraction, Guidance, Platform
 from worker.http.server.answers.health import Health
 from worker.http.server.answers.ops import OpItem, OpsEventItem, OpsLog, OpsMemory
 from worker.http.server.answers.overview import AgentCounts, Overview
+from worker.http.server.answers.retention import RetentionSettings
 from worker.http.server.answers.sessions import (
     ChatSession,
     ChatSessionDeleted,
@@ -135,6 +136,7 @@ __all__ = [
     "Overview",
     "PendingItem",
     "PlatformDefault",
+    "RetentionSettings",
     "Room",
     "RunDetail",
     "SearchItem",

@@ -1,11 +1,13 @@
 // The per-agent Memory tab: read, save, instructions, remember, forget and the time zone, each
-// with its origin and a Reset; the identity key chosen once behind a confirmation.
+// with its origin and a Reset; how long each kind of record is kept; the identity key chosen
+// once behind a confirmation.
 import { api } from "./api.js";
 import { $, fail, guarded, setZone, show, when } from "./dom.js";
 import { agentPath, state } from "./state.js";
 
 const FIELDS = ["read", "save", "instructions", "remember", "forget", "timeZone"];
 const ORIGINS = { studio: "set here", code: "from the agent's code", default: "platform default" };
+const KINDS = ["calls", "sessions", "ops", "journals"];
 const lines = (text) => text.split("\n").map((s) => s.trim()).filter(Boolean);
 
 function controlValue(field) {
@@ -35,11 +37,39 @@ function drawSettings(settings) {
   $("identity-confirm").hidden = true;
 }
 
+function drawRetention(retention) {
+  state.retention = retention;
+  for (const kind of KINDS) $(`retention-${kind}`).value = retention[kind] ?? "";
+}
+
+// empty keeps the kind until deleted; anything but a whole number goes as typed, so the API's
+// refusal names the kind and its rule
+function retentionValue(kind) {
+  const typed = $(`retention-${kind}`).value.trim();
+  if (typed === "") return null;
+  return /^\d+$/.test(typed) ? Number(typed) : typed;
+}
+
+async function saveRetention() {
+  const changed = {};
+  for (const kind of KINDS) {
+    const now = retentionValue(kind);
+    if (now !== state.retention[kind]) changed[kind] = now;
+  }
+  if (Object.keys(changed).length === 0) return show("Nothing changed.");
+  drawRetention(await api("PUT", `${agentPath("settings")}/retention`, changed));
+  show(`Saved retention: ${Object.keys(changed).join(", ")}.`);
+}
+
 export async function loadSettings() {
   const agent = state.agent;
-  const settings = await api("GET", agentPath("settings"));
+  const [settings, retention] = await Promise.all([
+    api("GET", agentPath("settings")),
+    api("GET", `${agentPath("settings")}/retention`),
+  ]);
   if (state.agent !== agent) return; // another agent was chosen meanwhile
   drawSettings(settings);
+  drawRetention(retention);
   $("identity-message").textContent = "";
   $("settings-agent").textContent = agent;
 }
@@ -86,6 +116,7 @@ async function fixIdentity() {
 
 export function bindSettings() {
   $("settings-save").addEventListener("click", guarded(saveSettings));
+  $("retention-save").addEventListener("click", guarded(saveRetention));
   for (const reset of document.querySelectorAll("button.reset")) {
     reset.addEventListener("click", guarded(() => resetField(reset.dataset.field)));
   }
