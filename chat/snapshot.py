@@ -25,6 +25,7 @@ def settings_json(settings: CallSettings) -> dict[str, Any]:
         "remember": list(settings.brief.remember),
         "forget": list(settings.brief.forget),
         "timeZone": settings.time_zone,
+        "prompt": settings.prompt,
     }
 
 
@@ -44,4 +45,5 @@ def settings_of(value: dict[str, Any]) -> CallSettings:
         binding,
         Brief(tuple(value["remember"]), tuple(value["forget"])),
         value["timeZone"],
+        value.get("prompt"),  # rows parked before prompts were published have none
     )

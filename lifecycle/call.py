@@ -21,7 +21,7 @@ import structlog
 from livekit.agents import Agent, AgentSession, AgentStateChangedEvent
 
 from lifecycle.closing import CallEnd, RoomEvents, ShutdownRegistrar, save_on_close, shared_save
-from lifecycle.instructions import give_memory
+from lifecycle.instructions import give_memory, give_prompt
 from lifecycle.journal import CallJournal, JournalSetup, call_journal
 from lifecycle.live import DataRoom, data_channel
 from lifecycle.memory_block import MemoryBlock
@@ -123,6 +123,7 @@ async def attach_memory(
     recalled = await recall_for(start.plan, memory, start.deadline, start.recalled)
     if journal is not None:
         journal.start()  # after recall: its first write never competes with the greeting's
+    await give_prompt(agent, start.prompt)  # the published prompt of the snapshot, if any
     own = agent.instructions
     await give_memory(agent, recalled)
     if passes is not None and recalled is not None:

@@ -4,7 +4,9 @@ An agent's instructions are a string or livekit's `Instructions` (common text, a
 additions, a per-call `dynamic` part). The block goes where the text says `{{MEMORY}}` (in
 every part that says it, and only there); without a placeholder it is appended, to a string's
 end or, for an `Instructions`, to its `dynamic` part, which livekit keeps as its own message
-after the stable instructions. The rendering itself is `lifecycle.context`'s.
+after the stable instructions. The rendering itself is `lifecycle.context`'s. An agent whose
+prompt was published from the console gets that text in place of its own first
+(`give_prompt`), for the whole call.
 """
 
 from __future__ import annotations
@@ -40,6 +42,23 @@ def with_memory_placed(instructions: AgentInstructions, recall: Recall | None) -
 def _placed(part: str | None, recall: Recall | None) -> str | None:
     """A part that says `{{MEMORY}}` gets the block there; the others stay as they are."""
     return with_memory(part, recall) if part and PLACEHOLDER.search(part) else part
+
+
+def with_prompt(instructions: AgentInstructions, prompt: str) -> AgentInstructions:
+    """The agent's instructions with its published prompt in place of its own text (an
+    `Instructions`' common part; its audio, text and dynamic parts stay)."""
+    if isinstance(instructions, str):
+        return prompt
+    return Instructions(
+        prompt, audio=instructions.audio, text=instructions.text, dynamic=instructions.dynamic
+    )
+
+
+async def give_prompt(agent: Agent, prompt: str | None) -> None:
+    """The call's published prompt (snapshotted at room open) as the agent's instructions,
+    before `session.start` and before the memory block; None keeps the agent's own."""
+    if prompt is not None:
+        await agent.update_instructions(with_prompt(agent.instructions, prompt))  # type: ignore[arg-type]
 
 
 async def give_memory(agent: Agent, recall: Recall | None) -> None:

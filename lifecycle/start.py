@@ -31,6 +31,7 @@ class CallStart:
     started_at: datetime
     run_id: str  # the LiveKit job id
     recalled: RecallOutcome | None = None  # read with the settings; None: recall runs later
+    prompt: str | None = None  # the agent's published prompt in the snapshot (None: its own)
 
 
 def start_call(
@@ -55,4 +56,5 @@ def start_call(
     plan = plan_memory(agent_id, settings, identity)
     if late is not None:
         plan = dataclasses.replace(plan, reason=late)
-    return CallStart(caller, identity, plan, deadline, started_at, run_id)
+    prompt = None if settings is None else settings.prompt
+    return CallStart(caller, identity, plan, deadline, started_at, run_id, prompt=prompt)

@@ -1,5 +1,5 @@
 """`caller-memory`, the one command: `memory ...`, `docs ...`, `sessions ...`, `decisions ...`,
-`dial`, `web` and `worker`.
+`prompt ...`, `dial`, `web` and `worker`.
 
 Results print as JSON on stdout in the HTTP API's shape (camelCase keys, ISO timestamps). A
 refusal prints one `error: ...` line on stderr: exit code 2 for bad input or configuration, 1
@@ -44,6 +44,7 @@ GROUPS: Final = {
     "docs": "worker.docs_commands:docs_app",
     "sessions": "worker.session_commands:sessions_app",
     "decisions": "worker.decision_commands:decisions_app",
+    "prompt": "worker.prompt_commands:prompt_app",
 }
 """The command groups, each imported only when a command line reaches it."""
 

@@ -172,6 +172,7 @@ class CallSettings:
     binding: Binding | None
     brief: Brief = NO_BRIEF
     time_zone: str | None = None
+    prompt: str | None = None  # the agent's published conversation instruction (None: the code's)
 
 
 def _pick(override: Any, code: Any, default: Any) -> tuple[Any, Origin]:

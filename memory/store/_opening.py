@@ -6,12 +6,14 @@ that person: one round trip once the caller is on the line. Which user id each k
 decided by the caller's pure identity rules (`lifecycle.identity`); the function only looks up
 the bound key among them. The settings arrive first as a notice, the moment the function read
 them (`on_settings`), and again in the first row: a caller whose recall is late still knows its
-call's settings.
+call's settings. The agent's published prompt (migration 0034) comes in the same statement,
+ahead of the opening, as a row and a notice of its own: the call's snapshot holds it too.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,12 +29,27 @@ from memory.store._facts import CAPABILITY, decode_recall
 
 _S = "stackbone_platform"
 NOTICE = "call_opening.settings"
+PROMPT_NOTICE = "call_opening.prompt"
+PROMPT_ROW = -2
+# the agent's published prompt first (migration 0034: a row of its own, and a notice the moment
+# it is read), then the opening itself: still one statement, one round trip
 OPENING = (
-    "select kind, seq, id, body, first_at, second_at, duration_seconds, outcome, run_id, source"
+    f"select {PROMPT_ROW}, null::bigint, null::text, {_S}.call_prompt($1), null::timestamptz,"
+    " null::timestamptz, null::double precision, null::text, null::text, null::text"
+    " union all"
+    " select kind, seq, id, body, first_at, second_at, duration_seconds, outcome, run_id, source"
     f" from {_S}.call_opening($1, $2, $3, $4, $5, $6)"
 )
 
 SettingsSeen = Callable[[CallSettings], None]
+
+
+class _Prompt(BaseModel):
+    """The prompt notice: the agent's published prompt (None: the code's instructions)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    prompt: str | None = None
 
 
 class _StoredJson(BaseModel):
@@ -104,11 +121,17 @@ async def open_call(
     Raises `Unavailable` (or `SchemaMissing` without migration 0021) when it fails.
     """
 
+    prompt: list[str | None] = [None]  # the published prompt, once its notice came
+
     def seen(_: object, message: asyncpg.PostgresLogMessage) -> None:
-        if on_settings is None or message.message != NOTICE or not message.detail:
+        if on_settings is None or not message.detail:
             return
         with contextlib.suppress(ValidationError):  # the row says it again, or fails
-            on_settings(_StoredJson.model_validate_json(message.detail).settings(code))
+            if message.message == PROMPT_NOTICE:
+                prompt[0] = _Prompt.model_validate_json(message.detail).prompt
+            elif message.message == NOTICE:
+                settings = _StoredJson.model_validate_json(message.detail).settings(code)
+                on_settings(dataclasses.replace(settings, prompt=prompt[0]))
 
     keys, users = list(offered), list(offered.values())
     args = (agent_id, CAPABILITY, code.read, keys, users, calls)
@@ -124,8 +147,9 @@ async def open_call(
     if head is None:
         raise Unavailable("call opening: no settings row")
     stored = _parse(head[3])
-    settings = stored.settings(code)
+    published = next((r[3] for r in rows if r[0] == PROMPT_ROW), None)
+    settings = dataclasses.replace(stored.settings(code), prompt=published)
     error = stored.capability_error()
     read = settings.read and error is None and head[2] is not None
-    recall = decode_recall([r for r in rows if r[0] != -1]) if read else None
+    recall = decode_recall([r for r in rows if r[0] >= 0]) if read else None
     return Opened(settings, head[2], recall, error)

@@ -7,6 +7,7 @@ module only runs SQL and turns database errors into memory failures, once.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -38,10 +39,11 @@ _S = "stackbone_platform"
 CODE_ACTOR = "code"
 
 _STORED = f"""select o.read, o.save, o.instructions, o.remember, o.forget, o.time_zone,
-       b.identity_key, b.source, b.fixed_at
+       b.identity_key, b.source, b.fixed_at, p.published as prompt
   from (select 1) as one
   left join {_S}.memory_agent_overrides o on o.agent_id = $1
-  left join {_S}.memory_identity_bindings b on b.agent_id = $1"""
+  left join {_S}.memory_identity_bindings b on b.agent_id = $1
+  left join {_S}.agent_prompts p on p.agent_id = $1"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,15 +91,20 @@ def with_columns(columns: str) -> str:
 
 
 def call_settings_of(row: asyncpg.Record, code: CodeDefaults) -> CallSettings:
-    """The effective call settings from a row of the settings read."""
+    """The effective call settings from a row of the settings read, the agent's published
+    prompt with them."""
     stored = _stored(row)
-    return call_settings(stored.overrides, code, stored.binding)
+    settings = call_settings(stored.overrides, code, stored.binding)
+    return dataclasses.replace(settings, prompt=row["prompt"])
 
 
 async def load_call_settings(db: Queryable, agent_id: str, code: CodeDefaults) -> CallSettings:
-    """Effective read/save/instructions and the identity binding, in one round trip."""
-    stored = await load_settings(db, agent_id)
-    return call_settings(stored.overrides, code, stored.binding)
+    """Effective read/save/instructions, the identity binding and the published prompt, in
+    one round trip."""
+    async with translated(Unavailable, "settings read"):
+        row = await db.fetchrow(_STORED, agent_id)
+    assert row is not None
+    return call_settings_of(row, code)
 
 
 async def _bind(conn: Executor, agent_id: str, key: str, source: BindingSource) -> BindingOutcome:
