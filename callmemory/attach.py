@@ -272,7 +272,9 @@ class CallerMemory:
         runtime = job_runtime(ctx.proc, config)
         for listener in self._listeners:
             runtime.memory.on("ops", listener)
-        text = TextMemory(self.agent_id, self.defaults, runtime, session, job_id=ctx.job.id)
+        text = TextMemory(
+            self.agent_id, self.defaults, runtime, session, job_id=ctx.job.id, room=ctx.room
+        )
         ctx.add_shutdown_callback(text.aclose)
         await ctx.connect(**(connect or {}))
         return text

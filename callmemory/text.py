@@ -10,7 +10,10 @@ agent's fixed identity key selects a value), and offers the memory tools of the 
 on the running agent (`chat.bind_turn`); then livekit's own text handling (or the agent's)
 answers. The tools act for the agent and the customer bound at the turn's start: no tool
 argument can name either. Without a customer the turn runs without memory tools and a reason
-code is logged (`text.turn_tools`), never the value.
+code is logged (`text.turn_tools`), never the value. When the settings cannot be read (the
+database down or late) memory is not silently left out: the sender's client gets one
+`memory.error` packet on the room's data channel (`unavailable_notice`), and the turn offers
+both memory tools, each answering the model a tool error (`memory_unavailable`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from chat import (
     run_tool,
     tool_specs,
 )
+from chat.binding import SETTINGS_UNAVAILABLE
 from infra import tracing
 from infra.deadline import Deadline, Late, within
 from lifecycle.snapshot import bound_snapshot
@@ -51,7 +55,10 @@ from memory.settings import CallSettings, CodeDefaults
 log = structlog.get_logger(__name__)
 
 SETTINGS_SECONDS: Final = 2.0
-"""How long a turn waits for the agent's settings; later, it runs without memory tools."""
+"""How long a turn waits for the agent's settings; later, its memory tools answer an error."""
+ERROR_TOPIC: Final = "memory.error"
+"""The data channel topic of the notice a text turn's client gets when memory is unavailable."""
+UNAVAILABLE: Final = "memory is unavailable for this turn: the agent's settings could not be read"
 Run = Callable[[ToolName, Mapping[str, object]], Awaitable[str]]
 
 
@@ -85,6 +92,12 @@ def _memory_tool(name: ToolName, run: Run) -> llm.RawFunctionTool[..., Any]:
     return llm.function_tool(call, raw_schema=spec)
 
 
+def unavailable_notice(reason: str) -> bytes:
+    """The packet the sender's client reads when the turn runs without memory (UTF-8 JSON)."""
+    notice = {"type": ERROR_TOPIC, "code": "memory_unavailable", "reason": reason}
+    return json.dumps({**notice, "message": UNAVAILABLE}).encode()
+
+
 def _failed(task: asyncio.Task[None]) -> bool:
     return task.done() and (task.cancelled() or task.exception() is not None)
 
@@ -101,8 +114,9 @@ class TextMemory:
         session: AgentSession[Any],
         *,
         job_id: str | None = None,
+        room: rtc.Room | None = None,
     ) -> None:
-        self._agent_id, self._defaults = agent_id, defaults
+        self._agent_id, self._defaults, self._room = agent_id, defaults, room
         self._origin = Origin("livekit-text", job_id=job_id)  # where its saves come from
         self._runtime, self._session = runtime, session
         self._tools = {n: _memory_tool(n, self._run) for n in (MEMORY_READ, MEMORY_SAVE)}
@@ -137,6 +151,9 @@ class TextMemory:
         )
         self._binding = binding
         offered = () if binding.scope is None else binding.scope.offered
+        if binding.reason == SETTINGS_UNAVAILABLE:  # said, not left out: tools that say so
+            offered = (MEMORY_READ, MEMORY_SAVE)
+            await self._notify(participant, binding.reason)
         try:
             await self._offer(offered)
         except Exception as exc:  # the turn still gets its answer, without memory tools
@@ -146,6 +163,20 @@ class TextMemory:
             "text.turn_tools", agent_id=self._agent_id, tools=list(offered), reason=binding.reason
         )
         return binding
+
+    async def _notify(self, participant: rtc.RemoteParticipant | None, reason: str) -> None:
+        """Tell the sender's client (only them) that this turn runs without memory."""
+        if self._room is None or participant is None:
+            return
+        try:
+            await self._room.local_participant.publish_data(
+                unavailable_notice(reason),
+                reliable=True,
+                topic=ERROR_TOPIC,
+                destination_identities=[participant.identity],
+            )
+        except Exception as exc:  # the turn still gets its answer
+            log.warning("text.notice_not_sent", agent_id=self._agent_id, error=type(exc).__name__)
 
     async def _offer(self, offered: tuple[ToolName, ...]) -> None:
         agent = self._session.current_agent
@@ -176,6 +207,8 @@ class TextMemory:
     async def _run(self, name: ToolName, raw_arguments: Mapping[str, object]) -> str:
         """One tool call, for the scope bound at the turn's start (never logged)."""
         scope = self._binding.scope
+        if self._binding.reason == SETTINGS_UNAVAILABLE:
+            raise llm.ToolError(json.dumps({"error": "memory_unavailable", "message": UNAVAILABLE}))
         if scope is None or name not in scope.offered:
             return json.dumps({"error": "unknown_tool"})
         scope = dataclasses.replace(scope, origin=self._origin)
