@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
@@ -147,34 +147,41 @@ def source_json(source: Source) -> dict[str, Any]:
     }
 
 
-def _text(data: Mapping[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    return value if isinstance(value, str) else None
-
-
 def source_of(stored: object) -> Source:
-    """A stored source (JSON text or an object) read tolerantly; None or junk is `UNKNOWN`."""
+    """A stored source (JSON text or an object) read tolerantly; None or junk is `UNKNOWN`.
+
+    A recall decodes one per fact before a greeting, so this avoids helper calls and ABC
+    checks: a value of the wrong type reads as absent."""
     data: object = stored
     if isinstance(stored, str):
         try:
             data = json.loads(stored)
         except ValueError:
             return UNKNOWN
-    if not isinstance(data, Mapping):
+    if type(data) is not dict:
         return UNKNOWN
-    writer = data.get("writer")
-    w = writer if isinstance(writer, Mapping) else {}
-    turns = data.get("turns")
+    get = data.get
+    w = get("writer")
+    if type(w) is not dict:
+        w = {}
+    turns, kind, confidence = get("turns"), get("kind"), get("confidence")
+    channel, call_id, session_id = get("channel"), get("call_id"), get("session_id")
+    agent, job, key = w.get("agent"), w.get("job"), w.get("key")
+    model, evidence = get("model"), get("evidence")
     return Source(
-        channel=_text(data, "channel") or UNKNOWN_CHANNEL,
-        call_id=_text(data, "call_id"),
-        session_id=_text(data, "session_id"),
-        turns=tuple(t for t in turns if isinstance(t, int)) if isinstance(turns, list) else (),
-        writer=Writer(_text(w, "agent"), _text(w, "job"), _text(w, "key")),
-        model=_text(data, "model"),
-        evidence=_text(data, "evidence"),
-        kind=kept_kind(data.get("kind")),
-        confidence=kept_confidence(data.get("confidence")),
+        channel if type(channel) is str else UNKNOWN_CHANNEL,
+        call_id if type(call_id) is str else None,
+        session_id if type(session_id) is str else None,
+        tuple(t for t in turns if type(t) is int) if type(turns) is list and turns else (),
+        Writer(
+            agent if type(agent) is str else None,
+            job if type(job) is str else None,
+            key if type(key) is str else None,
+        ),
+        model if type(model) is str else None,
+        evidence if type(evidence) is str else None,
+        kind if type(kind) is str and kind in KINDS else None,
+        None if confidence is None else kept_confidence(confidence),
     )
 
 

@@ -125,11 +125,15 @@ def decode_recall(rows: list[asyncpg.Record]) -> Recall:
     # window and sort).
     facts = sorted((r for r in rows if r[0] == 0), key=lambda r: r[1])
     calls = sorted((r for r in rows if r[0] == 1), key=lambda r: (r[4], r[1]), reverse=True)
+    sources = stored_sources([r[9] for r in facts] + [r[9] for r in calls])
     return Recall(
-        tuple(Fact(r[2], read_text(r[3]), r[4], r[5], stored_source(r[9])) for r in facts),
         tuple(
-            CallRecord(r[2], r[4], r[6], r[7], r[8], read_text(r[3]), r[5], stored_source(r[9]))
-            for r in calls
+            Fact(r[2], read_text(r[3]), r[4], r[5], source)
+            for r, source in zip(facts, sources, strict=False)
+        ),
+        tuple(
+            CallRecord(r[2], r[4], r[6], r[7], r[8], read_text(r[3]), r[5], source)
+            for r, source in zip(calls, sources[len(facts) :], strict=True)
         ),
     )
 
@@ -140,6 +144,17 @@ def stored_source(stored: str | None) -> Source:
         return UNKNOWN_SOURCE
     data = json.loads(stored)
     return source_of(read_json(data) if ESCAPE in stored else data)
+
+
+def stored_sources(texts: list[str | None]) -> list[Source]:
+    """Many stored sources, parsed as one JSON array (one decoder call, not one per row)."""
+    present = [t for t in texts if t is not None]
+    if not present:
+        return [UNKNOWN_SOURCE] * len(texts)
+    joined = "[" + ",".join(present) + "]"
+    parsed = json.loads(joined)
+    each = iter(read_json(parsed) if ESCAPE in joined else parsed)
+    return [UNKNOWN_SOURCE if t is None else source_of(next(each)) for t in texts]
 
 
 def _history(rows: list[asyncpg.Record]) -> History:
