@@ -80,6 +80,7 @@ class TurnRequest:
     # history (AG-UI); None: `messages` are the new ones
     reconcile: Callable[[list[Message]], list[Message]] | None = None
     origin: Origin = CHAT_ORIGIN  # the wire's channel and the key's name (the session: its turn)
+    prompt: str | None = None  # the text to run instead of the published prompt (a draft tried)
 
 
 @dataclass(frozen=True, slots=True)

@@ -150,12 +150,15 @@ class ChatTurns:
         origin = request.origin
         if held is not None:  # the save names the session the turn keeps
             origin = replace(origin, session_id=held.session_id)
+        settings = opened.settings
+        if request.prompt is not None:  # a draft tried: the turn's snapshot holds it (parks too)
+            settings = replace(settings, prompt=request.prompt)
         facts = TurnFacts(
             agent.name,
             request.identities,
             found.new,
             request.options,
-            opened.settings,
+            settings,
             request.client_tools,
             origin,
         )
@@ -389,6 +392,8 @@ class ChatTurns:
     def _input(
         self, agent: TurnAgent, facts: TurnFacts, earlier: list[Message], *, can_park: bool
     ) -> TurnInput:
+        if facts.settings.prompt is not None:  # published (or a Playground's draft): its text
+            agent = replace(agent, instructions=facts.settings.prompt)
         return turn_input(agent, facts, self._memory_tools, earlier=earlier, can_park=can_park)
 
     def _memory_tools(self, scope: ToolScope) -> list[Tool]:

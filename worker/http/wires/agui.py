@@ -11,6 +11,7 @@ on the other wires.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Awaitable
 
@@ -24,6 +25,7 @@ from worker.http.server.errors import UNEXPECTED, translate
 from worker.http.server.failures import ModelNotFound
 from worker.http.server.request_body import client_text, parse_body, read_json
 from worker.http.wires.agui_body import AguiRun, as_tool, new_messages, read_run
+from worker.http.wires.agui_draft import draft_prompt
 from worker.http.wires.agui_restore import outcome, snapshot
 from worker.http.wires.agui_resume import decision_of
 from worker.http.wires.agui_stream import RunStream
@@ -84,6 +86,8 @@ async def taken(request: web.Request, agent: str, run: AguiRun, stream: RunStrea
     """The run's new turn; while a decision is pending on the thread, the 409 names `threadId`
     and carries the pending call (id, tool, arguments) to rebuild its approval from."""
     turn = run_turn_request(request, agent, run)
+    if run.draft:
+        turn = dataclasses.replace(turn, prompt=await draft_prompt(request, agent))
     try:
         return await chat_turns(request).take(turn, stream.relay, stream)
     except DecisionPending as pending:

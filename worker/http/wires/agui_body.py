@@ -65,6 +65,7 @@ class AguiRun:
     candidates: list[tuple[int, Chat]]  # (index in `messages`, message) after the last assistant
     tools: tuple[ClientTool, ...]
     resume: tuple[ResumeEntry, ...]
+    draft: bool = False  # `forwardedProps.prompt: "draft"`: the agent's prompt draft runs
 
 
 def _problem(field: str, rule: str) -> InvalidRequest:
@@ -87,7 +88,17 @@ def read_run(request: web.Request, body: RunAgentInput) -> AguiRun:
         candidates(body.messages),
         client_tools(body.tools or []),
         tuple(body.resume or ()),
+        draft_asked(body.forwarded_props),
     )
+
+
+def draft_asked(props: object) -> bool:
+    """`forwardedProps.prompt`: "draft" runs the agent's prompt draft (the console's
+    Playground), "published" or nothing the published prompt."""
+    value = props.get("prompt", "published") if isinstance(props, dict) else "published"
+    if value not in ("draft", "published"):
+        raise _problem("forwardedProps.prompt", 'must be "draft" or "published"')
+    return value == "draft"
 
 
 def thread_key(value: str) -> str:
