@@ -186,6 +186,11 @@ async def test_save_only_saves_for_the_bound_customer_and_shows_nothing_stored(
     facts = [f["content"] for f in (await stored(pool, AGENT, USER))["facts"]]
     assert facts == [SECRET_FACT, "Prefers email."]
     assert (await stored(pool, AGENT, "crm/other"))["facts"] == []
+    recalled = (await memory.recall(AGENT, USER)).data
+    assert recalled is not None
+    source = recalled.facts[1].source  # where the save came from: this text session's job
+    assert source.channel == "livekit-text" and source.call_id is None
+    assert source.writer.agent == AGENT and isinstance(source.writer.job, str)
     assert "I prefer email." in json.dumps(model_server.requests[-1])
 
 
