@@ -11,18 +11,23 @@ from typing import Any
 import asyncpg
 from ag_ui.core import (
     AssistantMessage,
+    Message,
     MessagesSnapshotEvent,
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
     ToolMessage,
     UserMessage,
 )
+from pydantic import TypeAdapter
 
+from chat.restore import Restored, ThreadMessage
 from testkit.model_server import ModelServer
 from tests.agui.conftest import run_body, types
 from tests.agui.test_held import ASK, finished, park, post, resume
 from tests.web_clients import Client
+from worker.http.wires.agui_restore import snapshot
 
+MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 CONNECT: dict[str, Any] = {"runId": "run-connect", "messages": []}
 
 
@@ -142,3 +147,38 @@ async def test_a_connect_run_names_the_client_calls_still_waiting(
     assert status == 200
     assert [m.role for m in snapshot_of(events)] == ["user", "assistant"]
     assert finished(events).outcome == waiting
+
+
+def test_every_stored_role_reads_as_an_ag_ui_message() -> None:
+    """Messages another wire kept on the same session (system, developer, text parts, a tool
+    call with no text) are valid AG-UI messages, as the package reads them."""
+    stored: list[dict[str, Any]] = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "developer", "content": "Use tools."},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "Hi "}, {"type": "text", "text": "there"}],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        {"role": "assistant", "content": "Done."},
+    ]
+    restored = Restored([ThreadMessage(f"0.{i}", m) for i, m in enumerate(stored)])
+    read = [MESSAGE.validate_python(m) for m in snapshot(restored)]
+    assert [m.role for m in read] == [
+        "system",
+        "developer",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    assert read[2].content == "Hi there" and read[3].content is None
+    assert isinstance(read[3], AssistantMessage) and read[3].tool_calls is not None
+    assert isinstance(read[4], ToolMessage) and read[4].tool_call_id == "c1"

@@ -20,17 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ag_ui.core import (
-    AssistantMessage,
-    DeveloperMessage,
-    FunctionCall,
-    Message,
-    RunFinishedSuccessOutcome,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-)
+from ag_ui.core import RunFinishedSuccessOutcome
 
 from chat.restore import Restored, ThreadMessage
 from worker.http.wires.agui_body import open_calls
@@ -47,37 +37,39 @@ def _text(content: Any) -> str:
     return "" if content is None else json.dumps(content, ensure_ascii=False)
 
 
-def _calls(message: dict[str, Any]) -> list[ToolCall] | None:
-    calls = message.get("tool_calls") or []
-    out = [
-        ToolCall(
-            id=c["id"],
-            function=FunctionCall(name=c["function"]["name"], arguments=c["function"]["arguments"]),
-        )
-        for c in calls
+def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": c["id"],
+            "type": "function",
+            "function": {"name": c["function"]["name"], "arguments": c["function"]["arguments"]},
+        }
+        for c in message.get("tool_calls") or []
     ]
-    return out or None
 
 
-def as_agui(kept: ThreadMessage) -> Message:
-    """One stored message (Chat Completions' shape) as AG-UI's."""
+def as_agui(kept: ThreadMessage) -> dict[str, Any]:
+    """One stored message (Chat Completions' shape) as AG-UI's message, in its wire names
+    (built as JSON directly: the package's models cost ~20 µs a message to encode, which a
+    thread of 800 messages would pay on every reload; the tests read them back with them)."""
     m, ident = kept.message, kept.id
     role = m.get("role")
+    text = _text(m.get("content"))
     if role == "assistant":
-        text = _text(m.get("content"))
-        return AssistantMessage(id=ident, content=text or None, tool_calls=_calls(m))
+        out: dict[str, Any] = {"id": ident, "role": "assistant"}
+        if text:
+            out["content"] = text
+        if calls := _calls(m):
+            out["toolCalls"] = calls
+        return out
     if role == "tool":
-        return ToolMessage(
-            id=ident, content=_text(m.get("content")), tool_call_id=m["tool_call_id"]
-        )
-    if role == "system":
-        return SystemMessage(id=ident, content=_text(m.get("content")))
-    if role == "developer":
-        return DeveloperMessage(id=ident, content=_text(m.get("content")))
-    return UserMessage(id=ident, content=_text(m.get("content")))
+        return {"id": ident, "role": "tool", "content": text, "toolCallId": m["tool_call_id"]}
+    if role in {"system", "developer"}:
+        return {"id": ident, "role": role, "content": text}
+    return {"id": ident, "role": "user", "content": text}
 
 
-def snapshot(restored: Restored) -> list[Message]:
+def snapshot(restored: Restored) -> list[dict[str, Any]]:
     return [as_agui(m) for m in restored.messages]
 
 

@@ -18,8 +18,7 @@ from typing import Any, TypeAlias
 from ag_ui.core import (
     PROTOCOL_VERSION,
     BaseEvent,
-    Message,
-    MessagesSnapshotEvent,
+    EventType,
     RunErrorEvent,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
@@ -141,11 +140,15 @@ class RunStream:
         await self._send(*self._close_text(), finished)
         await self.response.write_eof()
 
-    async def restored(self, messages: list[Message], outcome: Outcome) -> None:
-        """A connect run: the thread as one `MESSAGES_SNAPSHOT`, then how its last run ended."""
-        snapshot = MessagesSnapshotEvent(messages=messages)
+    async def restored(self, messages: list[dict[str, Any]], outcome: Outcome) -> None:
+        """A connect run: the thread as one `MESSAGES_SNAPSHOT` (its messages as AG-UI's JSON,
+        `agui_restore`), then how its last run ended."""
+        fields = {"type": EventType.MESSAGES_SNAPSHOT.value, "messages": messages}
+        snapshot = f"data: {wire_json(fields, separators=(',', ':'))}\n\n"
         finished = RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, outcome=outcome)
-        await self._send(snapshot, finished)
+        if not self.response.prepared:
+            await self._send()  # RUN_STARTED
+        await self.response.write(f"{snapshot}{_frame(finished)}".encode())
         await self.response.write_eof()
 
     async def fail(self, code: str, message: str) -> None:
