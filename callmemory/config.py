@@ -20,7 +20,7 @@ from callmemory.environment import (
 )
 from infra.database import PoolTimeouts
 from infra.long_ops import LongOpLimits
-from memory.config import MemoryConfig
+from memory.config import DEFAULT_EMBEDDING_MODEL, MemoryConfig
 
 SHUTDOWN_PROCESS_TIMEOUT_MARGIN = 15.0
 """How much longer than the save's timeout a job process is given to end once stopped."""
@@ -34,7 +34,10 @@ class CallConfig:
     process starts it once and exports its URL, so each job finds it in `DATABASE_URL`.
     """
 
-    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    # the environment's defaults (`environment.Environment`), the default embedding model too
+    memory: MemoryConfig = field(
+        default_factory=lambda: MemoryConfig(embedding_model=DEFAULT_EMBEDDING_MODEL)
+    )
     recall_budget_seconds: float = DEFAULT_RECALL_BUDGET_SECONDS  # the pre-greeting deadline
     save_timeout_seconds: float = MemoryConfig().timeout_seconds + SAVE_TIMEOUT_OVER_EXTRACTION
     database: PoolTimeouts = field(default_factory=PoolTimeouts)
