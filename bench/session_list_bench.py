@@ -50,10 +50,11 @@ _AT = f"""select updated_at, id from {S}.chat_sessions where agent_id = $1
 
 
 async def seed(pool: asyncpg.Pool, sessions: int) -> None:
-    async with pool.acquire() as conn:
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("set local statement_timeout = 0")  # a bulk load, not a request
         await conn.execute(_SEED, AGENT, sessions, CUSTOMERS)
         await conn.execute(_SEED, "other", sessions // 5, CUSTOMERS)
-        await conn.execute(f"analyze {S}.chat_sessions")
+    await pool.execute(f"analyze {S}.chat_sessions")
 
 
 def _app(pool: asyncpg.Pool) -> web.Application:
