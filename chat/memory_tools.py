@@ -20,8 +20,9 @@ from typing import Any, Final, Literal
 from chat.toolbox import Tool, ToolContext
 from infra.deadline import Bound, unbounded
 from memory.api import Memory
-from memory.contract import CodedError, strict_json
+from memory.contract import CodedError, Recall, strict_json
 from memory.settings import CallSettings
+from memory.store import Read
 
 ToolName = Literal["memory_read", "memory_save"]
 MEMORY_READ: Final = "memory_read"
@@ -97,6 +98,13 @@ class Origin:
     key: str | None = None
     job_id: str | None = None
 
+    def read(self, agent_id: str, user_id: str, found: Recall) -> Read:
+        """The record of a `memory_read` that returned `found` (counts only): read by the
+        key, else the job."""
+        returned = {"facts": len(found.facts), "calls": len(found.calls)}
+        reader = self.key or self.job_id
+        return Read(agent_id, user_id, reader, self.channel, MEMORY_READ, returned)
+
     def call(self) -> dict[str, object]:
         """The call fields `Memory.add` records them under. The job is never the run id: a
         write with a run id settles that run's call journal (`memory.store._journal`)."""
@@ -165,6 +173,7 @@ async def _read(memory: Memory, scope: ToolScope, database: Bound) -> str:
         code = "memory_unavailable" if result.error is None else result.error.code
         return json.dumps({"error": code})
     found = result.data
+    await memory.note_read(scope.origin.read(scope.agent_id, scope.user_id, found))
     calls = [{"summary": c.summary, "at": c.started_at.isoformat()} for c in found.calls]
     facts = [f.content for f in found.facts]
     # a lone surrogate a model wrote travels as its JSON escape: no UTF-8 request holds one

@@ -51,7 +51,7 @@ from memory.search import (
     search_request,
 )
 from memory.settings import parse_brief
-from memory.store import FailedSaves, MemoryStore
+from memory.store import FailedSaves, MemoryStore, Read, record_read
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -93,6 +93,17 @@ class Memory:
         self._search = search
         self._failed = FailedSaves(store.pool)  # counted per agent and code for the overview
         self.listeners = Listeners()
+
+    async def note_read(self, read: Read) -> bool:
+        """Append the record of a read of one person's memory (who, channel, route, counts);
+        whether it was written. A failure is logged by code, never raised: the read it records
+        has already answered."""
+        try:
+            await record_read(self._store.pool, read)
+        except MemoryFailure as failure:
+            log.warning("memory.read_unrecorded", code=failure.code, route=read.route)
+            return False
+        return True
 
     def on(self, event: str, listener: Listener) -> None:
         """Call `listener` with every `memory.ops` event (`event` is "ops"); see

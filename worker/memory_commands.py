@@ -43,14 +43,19 @@ from memory.settings import RETENTION_KINDS, parse_retention
 from memory.store import (
     DEFAULT_CUSTOMERS,
     DEFAULT_LIMIT,
+    DEFAULT_READS,
     MAX_CURSOR,
     MAX_CUSTOMERS,
     MAX_LIMIT,
+    MAX_READS,
     MemoryStore,
+    Read,
     customers_after,
     export_person,
     load_retention,
     ops_after,
+    reads_of,
+    record_read,
     save_retention,
 )
 from worker.http.server import answers
@@ -105,13 +110,27 @@ async def _with_pool(work: Work, settings: environment.Environment) -> dict[str,
         await pool.close()
 
 
+CLI_READER = "cli"
+"""Who a read made with the CLI is recorded as (its channel too)."""
+
+
+def _read(agent_id: str, user_id: str, route: str, returned: dict[str, int]) -> Read:
+    return Read(agent_id, user_id, CLI_READER, CLI_READER, route, returned)
+
+
 def _with_memory(
-    call: Callable[[Memory], Awaitable[Result[T]]], body: Callable[[T], dict[str, Any]]
+    call: Callable[[Memory], Awaitable[Result[T]]],
+    body: Callable[[T], dict[str, Any]],
+    read: Callable[[T], Read] | None = None,
 ) -> Work:
+    """`read`: the record of the person's memory this command read (recall, history)."""
+
     async def work(pool: asyncpg.Pool, config: MemoryConfig) -> dict[str, Any]:
         memory = open_memory(MemoryStore(pool), config)
         try:
             result = await call(memory)
+            if result.data is not None and read is not None:
+                await memory.note_read(read(result.data))
         finally:
             await memory.aclose()  # after the vectors of what an add just saved
         if result.error is not None:
@@ -157,6 +176,9 @@ def recall(
         _with_memory(
             lambda m: m.recall(agent_id, user_id, calls),
             lambda data: answers.CustomerMemory.of(agent_id, user_id, data).wire(),
+            lambda data: _read(
+                agent_id, user_id, "recall", {"facts": len(data.facts), "calls": len(data.calls)}
+            ),
         )
     )
 
@@ -168,6 +190,7 @@ def history(agent_id: AgentArg, user_id: UserArg) -> None:
         _with_memory(
             lambda m: m.history(agent_id, user_id),
             lambda data: answers.FactHistory.of(agent_id, user_id, data).wire(),
+            lambda data: _read(agent_id, user_id, "history", {"versions": len(data.versions)}),
         )
     )
 
@@ -219,14 +242,17 @@ def export(agent_id: AgentArg, user_id: UserArg) -> None:
     export route; streamed a page of rows at a time, so any size fits in memory)."""
 
     async def work(pool: asyncpg.Pool, _: MemoryConfig) -> None:
+        counted: dict[str, int] = {}
         try:
             scope = requests.agent_id(agent_id), requests.user_id(user_id)
-            async with contextlib.aclosing(export_person(pool, *scope)) as pieces:
+            pieces = export_person(pool, *scope, counted=counted)
+            async with contextlib.aclosing(pieces):
                 async for piece in pieces:
                     sys.stdout.write(piece)
+            sys.stdout.write("\n")
+            await record_read(pool, _read(*scope, "export", counted))
         except MemoryFailure as failure:  # mid-way: the document printed so far stays cut
             raise refused(ErrorInfo(failure.code, failure.message, failure.field)) from None
-        sys.stdout.write("\n")
 
     _run(work)
 
@@ -312,14 +338,16 @@ def _days(kind: str, value: str) -> int | str | None:
 @memory_app.command()
 def retention(
     agent_id: AgentArg,
+    *,
     calls: DaysOption = None,
     sessions: DaysOption = None,
     ops: DaysOption = None,
+    reads: DaysOption = None,
     journals: DaysOption = None,
 ) -> None:
     """Show how long the agent keeps each kind of record; with options, change those kinds
     (facts are kept until the person or the model deletes them)."""
-    given = {"calls": calls, "sessions": sessions, "ops": ops, "journals": journals}
+    given = {"calls": calls, "sessions": sessions, "ops": ops, "reads": reads, "journals": journals}
     body = {kind: _days(kind, value) for kind, value in given.items() if value is not None}
     try:
         update = parse_retention(body) if body else None
@@ -333,5 +361,25 @@ def retention(
         else:
             kept = await save_retention(pool, agent_id, update, CLI_ACTOR)
         return answers.RetentionSettings.of(agent_id, kept).wire()
+
+    _run(work)
+
+
+@memory_app.command()
+def reads(
+    agent_id: AgentArg,
+    user_id: UserArg,
+    limit: Annotated[int, typer.Option(min=1, max=MAX_READS, help="reads to list")] = DEFAULT_READS,
+) -> None:
+    """List who read a person's memory, newest first: when, who, channel, route, counts (as
+    POST /api/memory/customers/{agentId}/reads)."""
+
+    async def work(pool: asyncpg.Pool, _: MemoryConfig) -> dict[str, Any]:
+        try:
+            user = requests.user_id(user_id)
+        except MemoryFailure as failure:
+            raise refused(ErrorInfo(failure.code, failure.message, failure.field)) from None
+        found = await reads_of(pool, agent_id, user, limit)
+        return answers.Reads.of(agent_id, user, found).wire()
 
     _run(work)

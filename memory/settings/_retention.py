@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memory.settings._agent_settings import problem
 
-RetentionKind = Literal["calls", "sessions", "ops", "journals"]
+RetentionKind = Literal["calls", "sessions", "ops", "reads", "journals"]
 RETENTION_KINDS: Final[tuple[RetentionKind, ...]] = get_args(RetentionKind)
 MIN_RETENTION_DAYS: Final = 1
 MAX_RETENTION_DAYS: Final = 36_500
@@ -31,11 +31,12 @@ Days = Annotated[int, Field(ge=MIN_RETENTION_DAYS, le=MAX_RETENTION_DAYS)]
 @dataclass(frozen=True, slots=True)
 class Retention:
     """Days each kind is kept (None: until deleted): call records, chat sessions with their
-    turns and decisions, ops events, call journals."""
+    turns and decisions, ops events, read records, call journals."""
 
     calls: int | None = None
     sessions: int | None = None
     ops: int | None = None
+    reads: int | None = None
     journals: int | None = None
 
     def days(self, kind: RetentionKind) -> int | None:
@@ -77,6 +78,7 @@ class RetentionBody(BaseModel):
     calls: Days | None = None
     sessions: Days | None = None
     ops: Days | None = None
+    reads: Days | None = None
     journals: Days | None = None
 
 

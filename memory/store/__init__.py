@@ -53,6 +53,7 @@ from memory.store._opening import Opened, open_call
 from memory.store._ops_log import DEFAULT_LIMIT, MAX_CURSOR, MAX_LIMIT, ops_after
 from memory.store._ops_retention import expire_ops, expire_ops_batch
 from memory.store._overview import AgentOverview, FailedSaves, overview
+from memory.store._reads import DEFAULT_READS, MAX_READS, Read, ReadRecord, reads_of, record_read
 from memory.store._retention import (
     bounded_agents,
     expire_records,
@@ -74,12 +75,14 @@ __all__ = [
     "DB_ERRORS",
     "DEFAULT_CUSTOMERS",
     "DEFAULT_LIMIT",
+    "DEFAULT_READS",
     "DIRECT_WRITE",
     "EXPORT_SECTIONS",
     "KEY_LIFE_SECONDS",
     "MAX_CURSOR",
     "MAX_CUSTOMERS",
     "MAX_LIMIT",
+    "MAX_READS",
     "MISSING",
     "ActivityEntry",
     "AgentOverview",
@@ -98,6 +101,8 @@ __all__ = [
     "MemoryStore",
     "Opened",
     "Queryable",
+    "Read",
+    "ReadRecord",
     "RegisteredAgent",
     "Snapshot",
     "StoredSettings",
@@ -131,7 +136,9 @@ __all__ = [
     "privileges",
     "read_json",
     "read_text",
+    "reads_of",
     "record_interrupted",
+    "record_read",
     "register",
     "registered",
     "release_key",

@@ -88,6 +88,7 @@ SECTIONS: Final = (
         "t.created_at, t.id",
     ),
     Section("idempotencyKeys", "memory_idempotency", _PERSON, "t.created_at, t.key"),
+    Section("reads", "memory_reads", _PERSON, "t.id"),
 )
 COUNTER_TABLE: Final = "memory_revisions"
 """The person's revision counter: the document's `revision`, not a list."""
@@ -115,13 +116,15 @@ async def export_person(
     *,
     page: int = DEFAULT_PAGE_ROWS,
     step_seconds: float | None = None,
+    counted: dict[str, int] | None = None,
 ) -> AsyncGenerator[str]:
     """The person's document in pieces (the header, then about one piece per `page` rows);
     joined they are one JSON object. `step_seconds` bounds each database step (taking a
     connection, each page; asyncpg's own timeout, so a step given up on is cancelled on the
     server too); None leaves the pool's command timeout. Close the iterator early
-    (`contextlib.aclosing`) to give the connection back. Database failures raise
-    `Unavailable`."""
+    (`contextlib.aclosing`) to give the connection back. `counted`, when given, is filled with
+    the rows sent per section as they go (counts for the read's record). Database failures
+    raise `Unavailable`."""
     async with (
         translated(Unavailable, "export"),
         pool.acquire(timeout=step_seconds) as conn,
@@ -136,7 +139,9 @@ async def export_person(
             yield f',"{section.name}":['
             if section.table in present:
                 rows = _rows(conn, section, (agent_id, user_id), page, step_seconds)
-                async for piece in rows:
+                async for piece, count in rows:
+                    if counted is not None:
+                        counted[section.name] = counted.get(section.name, 0) + count
                     yield piece
             yield "]"
         yield "}"
@@ -148,10 +153,11 @@ async def _rows(
     person: tuple[str, str],
     page: int,
     step_seconds: float | None,
-) -> AsyncIterator[str]:
-    """The section's rows, comma-separated, one piece per page fetched by its cursor."""
+) -> AsyncIterator[tuple[str, int]]:
+    """The section's rows, comma-separated, one piece per page fetched by its cursor (with
+    how many rows it holds)."""
     cursor = await conn.cursor(section.query(), *person, timeout=step_seconds)
     separator = ""
     while rows := await cursor.fetch(page, timeout=step_seconds):
-        yield separator + ",".join(row[0] for row in rows)
+        yield separator + ",".join(row[0] for row in rows), len(rows)
         separator = ","

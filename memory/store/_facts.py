@@ -282,8 +282,8 @@ class MemoryStore:
     async def delete_all(self, agent_id: str, user_id: str) -> int:
         """Erase one pair's facts, call records, fact history, ops log rows, call journals
         (with their heard text), the agent's chat sessions that named the person under any
-        identity (with their turns) and the idempotency keys of adds over HTTP (with their
-        answers); bump (never drop) its revision.
+        identity (with their turns), the idempotency keys of adds over HTTP (with their
+        answers) and the records of who read it; bump (never drop) its revision.
 
         The count is facts plus call records, as the contract defines it (history not counted).
         """
@@ -315,6 +315,8 @@ class MemoryStore:
                      s as (delete from {_S}.chat_sessions
                         where agent_id = $1 and customers @> array[$2]::text[]),
                      i as (delete from {_S}.memory_idempotency
+                        where agent_id = $1 and user_id = $2),
+                     r as (delete from {_S}.memory_reads
                         where agent_id = $1 and user_id = $2)
                 select (select count(*) from f) + (select count(*) from c)""",
                 agent_id,

@@ -30,9 +30,11 @@ LONG_OPS: Final = LongOpLimits()
 _COLUMNS = ", ".join(f"{kind}_days" for kind in RETENTION_KINDS)
 
 _READ = f"select {_COLUMNS} from {_S}.memory_retention where agent_id = $1"
+_VALUES = ", ".join(f"${n}" for n in range(2, len(RETENTION_KINDS) + 2))
+_SETS = ", ".join(f"{kind}_days = excluded.{kind}_days" for kind in RETENTION_KINDS)
 _WRITE = f"""insert into {_S}.memory_retention as r (agent_id, {_COLUMNS}, updated_at)
-    values ($1, $2, $3, $4, $5, now()) on conflict (agent_id) do update set
-    calls_days = $2, sessions_days = $3, ops_days = $4, journals_days = $5, updated_at = now()"""
+    values ($1, {_VALUES}, now()) on conflict (agent_id) do update set
+    {_SETS}, updated_at = now()"""
 _BOUNDED = f"""select agent_id, {_COLUMNS} from {_S}.memory_retention
     where num_nonnulls({_COLUMNS}) > 0 order by agent_id"""
 _LIMITS = "select set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)"
@@ -67,6 +69,12 @@ EXPIRE: Final[dict[RetentionKind, str]] = {
             select $1, max(id) from gone having count(*) > 0
             on conflict (agent_id) do update
                 set through_id = greatest(m.through_id, excluded.through_id)
+        ) select count(*) from gone""",
+    "reads": f"""with doomed as (
+            select id from {_S}.memory_reads where agent_id = $1 and at < {_WINDOW}
+            order by at limit $3 for update skip locked
+        ), gone as (
+            delete from {_S}.memory_reads r using doomed d where r.id = d.id returning 1
         ) select count(*) from gone""",
     "journals": f"""with doomed as (
             select id from {_S}.call_journals where agent_id = $1 and started_at < {_WINDOW}

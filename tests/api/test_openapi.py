@@ -63,6 +63,8 @@ CALLS: list[Call] = [
     ("POST", "/api/memory/customers/support/history", {}, "memory-reader"),  # 400
     ("POST", "/api/memory/customers/support/export", {"userId": USER}, "memory-reader"),
     ("POST", "/api/memory/customers/support/export", {"userId": USER}, "memory-eraser"),  # 403
+    ("POST", "/api/memory/customers/support/reads", {"userId": USER}, "memory-reader"),
+    ("POST", "/api/memory/customers/support/reads", {"userId": USER, "limit": 0}, "admin"),  # 400
     ("POST", "/api/memory/customers/support/search", {"query": "Corolla"}, "memory-reader"),
     (
         "POST",

@@ -11,7 +11,7 @@ from tests.api.conftest import auth
 from tests.web_clients import Client
 
 URL = "/api/memory/settings/{}/retention"
-KEEP = {"calls": None, "sessions": None, "ops": None, "journals": None}
+KEEP = {"calls": None, "sessions": None, "ops": None, "reads": None, "journals": None}
 
 
 async def put(client: Client, body: object, key: str = "admin") -> tuple[int, Any]:

@@ -22,3 +22,18 @@ async def test_cli_prints_the_persons_document_and_nobody_elses(
     code, body = await cli("export", "support", "", env=database_env)
     assert code == 2 and body["stderr"].startswith("error: memory_invalid_request: ")
     assert body["stderr"].strip().endswith("(field user_id)")
+
+
+async def test_cli_reads_are_recorded_and_listed(
+    memory: Memory, model_server: ModelServer, database_env: dict[str, str]
+) -> None:
+    model_server.answer([add_op("Has a cat.")], "A call.")
+    assert (await memory.add("hi", "support", "+34 1")).error is None
+    assert (await cli("recall", "support", "+34 1", env=database_env))[0] == 0
+    assert (await cli("export", "support", "+34 1", env=database_env))[0] == 0
+    code, body = await cli("reads", "support", "+34 1", env=database_env)
+    assert code == 0
+    seen = [(r["reader"], r["channel"], r["route"]) for r in body["reads"]]
+    assert seen == [("cli", "cli", "export"), ("cli", "cli", "recall")]
+    assert body["reads"][0]["returned"]["facts"] == 1
+    assert body["reads"][1]["returned"] == {"facts": 1, "calls": 1}

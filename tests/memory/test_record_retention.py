@@ -15,9 +15,11 @@ from memory.settings import NO_BRIEF, parse_retention
 from memory.store import (
     JournalEntry,
     JournalHeader,
+    Read,
     append_entries,
     expire_records,
     open_journal,
+    record_read,
     save_retention,
 )
 from testkit.model_server import ModelServer
@@ -87,13 +89,20 @@ async def world(memory: Memory, server: ModelServer, pool: asyncpg.Pool) -> None
         await session(pool, agent, f"{agent}-new", 1)
         await journal(pool, agent, "u1", 2)
         await journal(pool, agent, "u2", 0)
-    update = parse_retention({"calls": 30, "sessions": 30, "ops": 30, "journals": 1})
+        for days_old in (OLD, 0):
+            await record_read(pool, Read(agent, "u1", "test", "http", "recall", {"facts": 1}))
+            await pool.execute(
+                f"""update {S}.memory_reads set at = now() - make_interval(days => $1)
+                where id = (select max(id) from {S}.memory_reads)""",
+                days_old,
+            )
+    update = parse_retention({"calls": 30, "sessions": 30, "ops": 30, "reads": 30, "journals": 1})
     await save_retention(pool, "support", update, "test")
 
 
 async def counts(pool: asyncpg.Pool, agent: str) -> dict[str, int]:
     tables = ["memory_facts", "memory_fact_versions", "memory_calls", "memory_ops"]
-    tables += ["chat_sessions", "call_journals"]
+    tables += ["chat_sessions", "call_journals", "memory_reads"]
     return {t: await pool.fetchval(COUNT.format(s=S, table=t), agent) for t in tables}
 
 
@@ -105,7 +114,7 @@ async def test_the_pass_removes_what_is_older_than_each_kinds_days_and_never_a_f
     oldest_op = await pool.fetchval(OLDEST_OP, "support")
     with structlog.testing.capture_logs() as logs:
         removed = await records_pass(pool, RetentionConfig(days=365))
-    assert removed == {"calls": 1, "sessions": 1, "ops": 1, "journals": 1}
+    assert removed == {"calls": 1, "sessions": 1, "ops": 1, "reads": 1, "journals": 1}
     assert await counts(pool, "support") == {
         "memory_facts": 1,  # a fact is never removed by age
         "memory_fact_versions": 1,
@@ -113,6 +122,7 @@ async def test_the_pass_removes_what_is_older_than_each_kinds_days_and_never_a_f
         "memory_ops": 1,
         "chat_sessions": 1,
         "call_journals": 1,
+        "memory_reads": 1,
     }
     assert await counts(pool, "sales") == before  # another agent keeps its records
     turns = await pool.fetch(f"select session_id from {S}.chat_turns order by 1")
@@ -125,6 +135,7 @@ async def test_the_pass_removes_what_is_older_than_each_kinds_days_and_never_a_f
         "calls": 1,
         "sessions": 1,
         "ops": 1,
+        "reads": 1,
         "journals": 1,
     }
     marks = await pool.fetch(f"select agent_id, through_id from {S}.memory_ops_expired")
@@ -133,6 +144,7 @@ async def test_the_pass_removes_what_is_older_than_each_kinds_days_and_never_a_f
         "calls": 0,
         "sessions": 0,
         "ops": 0,
+        "reads": 0,
         "journals": 0,
     }
 

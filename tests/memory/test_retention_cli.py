@@ -7,7 +7,7 @@ import asyncio
 
 from tests.memory.test_cli_and_migrations import cli
 
-KEEP = {"calls": None, "sessions": None, "ops": None, "journals": None}
+KEEP = {"calls": None, "sessions": None, "ops": None, "reads": None, "journals": None}
 
 
 async def test_cli_shows_and_changes_the_retention(database_env: dict[str, str]) -> None:

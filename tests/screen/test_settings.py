@@ -84,6 +84,7 @@ async def test_retention_shows_saves_and_clears_each_kind(page: Page, client: Cl
         "calls": None,
         "sessions": None,
         "ops": None,
+        "reads": None,
         "journals": 7,
     }
 

@@ -27,6 +27,7 @@ from memory.store import export_person
 from worker.http.routes.customers import PersonBody
 from worker.http.server import answers
 from worker.http.server.context import DATABASE_DEADLINE, POOL, Route, agent_of
+from worker.http.server.reads import note_read
 from worker.http.server.request_body import parse_body, read_json
 
 log = structlog.get_logger(__name__)
@@ -38,8 +39,13 @@ async def export(request: web.Request) -> web.StreamResponse:
     agent = agent_of(request, request.match_info["agentId"])
     body = parse_body(PersonBody, await read_json(request))
     user_id = requests.user_id(body.user_id)
+    counted: dict[str, int] = {}
     pieces = export_person(
-        request.app[POOL], agent.name, user_id, step_seconds=request.app[DATABASE_DEADLINE]
+        request.app[POOL],
+        agent.name,
+        user_id,
+        step_seconds=request.app[DATABASE_DEADLINE],
+        counted=counted,
     )
     async with contextlib.aclosing(pieces):
         head = await anext(pieces)  # before the answer starts: a failure is an error answer
@@ -54,6 +60,7 @@ async def export(request: web.Request) -> web.StreamResponse:
         await response.prepare(request)
         written = await _send(response, head, pieces)
     log.info("memory.customer_exported", agent_id=agent.name, bytes=written)
+    await note_read(request, agent.name, user_id, "export", **counted)  # what was sent
     return response
 
 

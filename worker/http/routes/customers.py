@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory.contract import DEFAULT_RECALL_CALLS
 from worker.http.server import answers
 from worker.http.server.context import MEMORY, Route, agent_of, respond, unwrap
+from worker.http.server.reads import note_read
 from worker.http.server.request_body import parse_body, read_json
 
 log = structlog.get_logger(__name__)
@@ -38,14 +39,19 @@ async def recall(request: web.Request) -> web.Response:
     agent = agent_of(request, request.match_info["agentId"])
     body = parse_body(RecallBody, await read_json(request))
     memory = unwrap(await request.app[MEMORY].recall(agent.name, body.user_id, body.calls))
-    return respond(answers.CustomerMemory.of(agent.name, body.user_id, memory).wire())
+    answer = answers.CustomerMemory.of(agent.name, body.user_id, memory).wire()
+    returned = {"facts": len(memory.facts), "calls": len(memory.calls)}
+    await note_read(request, agent.name, body.user_id, "recall", **returned)
+    return respond(answer)
 
 
 async def history(request: web.Request) -> web.Response:
     agent = agent_of(request, request.match_info["agentId"])
     body = parse_body(PersonBody, await read_json(request))
     kept = unwrap(await request.app[MEMORY].history(agent.name, body.user_id))
-    return respond(answers.FactHistory.of(agent.name, body.user_id, kept).wire())
+    answer = answers.FactHistory.of(agent.name, body.user_id, kept).wire()
+    await note_read(request, agent.name, body.user_id, "history", versions=len(kept.versions))
+    return respond(answer)
 
 
 async def delete_all(request: web.Request) -> web.Response:

@@ -59,9 +59,9 @@ ROUTES = (
         answers=_ANSWER,
         summary="Change how long some kinds of record are kept (days, or null: until deleted)",
         description=(
-            "Call records, chat sessions (with their turns and decisions), ops events and"
-            " journals of calls never saved: 1..36,500 days each, or null. Facts are never"
-            " removed by age: they stay until the person or the model deletes them."
+            "Call records, chat sessions (with their turns and decisions), ops events, read"
+            " records and journals of calls never saved: 1..36,500 days each, or null. Facts"
+            " are never removed by age: they stay until the person or the model deletes them."
         ),
     ),
 )

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory.search import DEFAULT_K, DEFAULT_MODE
 from worker.http.server import answers
 from worker.http.server.context import MEMORY, Route, agent_of, database_bound, respond, unwrap
+from worker.http.server.reads import note_read
 from worker.http.server.request_body import parse_body, read_json
 
 PATH = "/api/memory/customers/{agentId}/search"
@@ -36,7 +37,10 @@ async def search(request: web.Request) -> web.Response:
             agent.name, body.query, body.user_id, body.k, body.mode, database=database
         )
     )
-    return respond(answers.SearchResults.of(agent.name, body.user_id, found).wire())
+    answer = answers.SearchResults.of(agent.name, body.user_id, found).wire()
+    if body.user_id is not None:  # one person's search is a read of their memory
+        await note_read(request, agent.name, body.user_id, "search", hits=len(found.items))
+    return respond(answer)
 
 
 ROUTES = (

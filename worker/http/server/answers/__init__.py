@@ -53,6 +53,7 @@ from worker.http.server.answers.extraction import Extraction, Guidance, Platform
 from worker.http.server.answers.health import Health
 from worker.http.server.answers.ops import OpItem, OpsEventItem, OpsLog, OpsMemory
 from worker.http.server.answers.overview import AgentCounts, Overview
+from worker.http.server.answers.reads import ReadItem, Reads
 from worker.http.server.answers.retention import RetentionSettings
 from worker.http.server.answers.sessions import (
     ChatSession,
@@ -136,6 +137,8 @@ __all__ = [
     "Overview",
     "PendingItem",
     "PlatformDefault",
+    "ReadItem",
+    "Reads",
     "RetentionSettings",
     "Room",
     "RunDetail",

@@ -36,3 +36,4 @@ class MemoryExport(Answer):
     chat_turns: Rows = _rows("those sessions' turns, with their run detail")
     decisions: Rows = _rows("held tools' decisions of those sessions or naming the person")
     idempotency_keys: Rows = _rows("idempotency keys of adds over HTTP, with their answers")
+    reads: Rows = _rows("who read the person's memory: when, channel, route, counts returned")

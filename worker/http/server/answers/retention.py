@@ -22,6 +22,7 @@ class RetentionSettings(Answer):
     calls: int | None = _days("call records")
     sessions: int | None = _days("chat sessions (with their turns and decisions) unused")
     ops: int | None = _days("ops events")
+    reads: int | None = _days("read records")
     journals: int | None = _days("journals of calls never saved")
 
     @classmethod
@@ -31,5 +32,6 @@ class RetentionSettings(Answer):
             calls=retention.calls,
             sessions=retention.sessions,
             ops=retention.ops,
+            reads=retention.reads,
             journals=retention.journals,
         )

@@ -7,7 +7,7 @@ import { agentPath, state } from "./state.js";
 
 const FIELDS = ["read", "save", "instructions", "remember", "forget", "timeZone"];
 const ORIGINS = { studio: "set here", code: "from the agent's code", default: "platform default" };
-const KINDS = ["calls", "sessions", "ops", "journals"];
+const KINDS = ["calls", "sessions", "ops", "reads", "journals"];
 const lines = (text) => text.split("\n").map((s) => s.trim()).filter(Boolean);
 
 function controlValue(field) {
