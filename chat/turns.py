@@ -37,7 +37,7 @@ from chat.journal import (
     settled,
     without_cut,
 )
-from chat.memory_tools import ToolScope, memory_tools
+from chat.memory_tools import CHAT_ORIGIN, Origin, ToolScope, memory_tools
 from chat.model import ConversationModel, Relay
 from chat.restore import Restored, restore_thread
 from chat.session_claim import (
@@ -196,20 +196,29 @@ class ChatTurns:
         agent_of: AgentOf,
         relay: Relay | None = None,
         observer: ToolObserver | None = None,
+        *,
+        origin: Origin = CHAT_ORIGIN,
     ) -> TurnResult:
         """Decide a pending call (`row`, as read) and run the rest of its turn with the stored
         identity, agent and settings snapshot; `result.held` when it parked again. A
         continuation that fails after the decision was taken keeps the decision, with its
-        failure code."""
+        failure code. Its memory saves come from `origin` (the deciding wire and key) and
+        the decided turn's session."""
         if row.status != "pending":
             raise DecisionTaken()
         t = row.turn
-        facts = TurnFacts(t.agent_id, t.identities, t.new, t.options, t.settings, t.client_tools)
+        facts = TurnFacts(
+            t.agent_id, t.identities, t.new, t.options, t.settings, t.client_tools, origin
+        )
         turn = self._input(agent_of(t.agent_id), facts, [], can_park=True)
         tool = toolset(turn.tools).get(row.pending.tool)
         edited = check_decision(decision, row.pending.allowed, tool, row.pending.tool)
         lease = self.config.lease_seconds
         decided = await self.bounded(decide(self.pool, row.pending.id, decision, lease))
+        if decided.kind == "session":  # its memory saves name the session (tools bound again)
+            kept = replace(origin, session_id=decided.claim.session_id)
+            facts = replace(facts, origin=kept)
+            turn = self._input(agent_of(t.agent_id), facts, [], can_park=True)
         session = SessionRef(
             "session" if decided.kind == "session" else "conversation", t.session_key
         )

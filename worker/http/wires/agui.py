@@ -56,7 +56,7 @@ async def resumed(request: web.Request, run: AguiRun, stream: RunStream) -> Turn
     row = await reachable_decision(request, decision_id)
     if row.turn.session_key != run.thread_id:
         raise DecisionNotFound()  # not an interrupt of this thread
-    return await continue_turn(request, decision_id, decision, stream.relay, stream)
+    return await continue_turn(request, decision_id, decision, stream.relay, stream, channel="agui")
 
 
 def client_words(body: object) -> object:

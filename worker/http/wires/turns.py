@@ -148,9 +148,12 @@ async def continue_turn(
     decision: Decision,
     relay: Relay | None = None,
     observer: ToolObserver | None = None,
+    *,
+    channel: Channel = "chat",
 ) -> TurnResult:
     """Decide a pending call and run the rest of its turn (`chat.ChatTurns.resume`), with the
-    agent its row names as the caller's key reaches it."""
+    agent its row names as the caller's key reaches it; its memory saves come from `channel`
+    and the caller's key."""
 
     row = await reachable_decision(request, decision_id)
 
@@ -160,4 +163,5 @@ async def continue_turn(
     def stored_agent(name: str) -> TurnAgent:
         return agents.of(agent_of(request, name))
 
-    return await turns.resume(row, decision, stored_agent, relay, observer)
+    origin = Origin(channel, key=actor(request))
+    return await turns.resume(row, decision, stored_agent, relay, observer, origin=origin)

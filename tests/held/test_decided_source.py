@@ -1,0 +1,40 @@
+"""A memory save in the rest of a decided turn says where it came from: the deciding wire's
+channel and key, and the session the turn keeps."""
+
+from __future__ import annotations
+
+import asyncpg
+
+from memory.api import Memory
+from memory.settings import Overrides, SettingsUpdate
+from memory.store import save_settings
+from testkit.model_server import ModelServer
+from tests.held.conftest import CHAT_KEY
+from tests.held.outside import AGENT
+from tests.held.scripts import CUSTOMER, SESSION_KEY, call, calls, decide, refund, turn
+from tests.memory.helpers import add_op
+from tests.web_clients import Client
+
+
+async def test_a_save_after_a_decision_names_the_decider_and_the_session(
+    client: Client, model_server: ModelServer, memory: Memory, pool: asyncpg.Pool
+) -> None:
+    await save_settings(pool, AGENT, SettingsUpdate(Overrides(save=True), None), "tester")
+    refund(model_server)
+    status, body = await turn(client, "Refund A-1, and email me the receipt", CHAT_KEY)
+    assert status == 200, body
+    pending = body["stackbone"]["decision"]
+    calls(model_server, call("memory_save", {"content": "email me the receipt"}, "call_save"))
+    model_server.answer([{**add_op("Wants receipts by email."), "evidence": "email me"}])
+    model_server.answer_text("Refunded, and noted.")
+    status, decided = await decide(client, pending["id"], {"decision": "approve"})
+    assert status == 200, decided
+    recalled = (await memory.recall(AGENT, CUSTOMER)).data
+    assert recalled is not None
+    (fact,) = recalled.facts
+    session = await pool.fetchval(
+        "select id::text from stackbone_platform.chat_sessions where session_key = $1",
+        SESSION_KEY,
+    )
+    assert (fact.source.channel, fact.source.session_id) == ("chat", session)
+    assert fact.source.writer.key == "decider" and fact.source.evidence == "email me"
