@@ -85,6 +85,11 @@ CALLS: list[Call] = [
     ("DELETE", "/api/memory/extraction/guidance", None, "admin"),
     ("PUT", "/api/memory/extraction/model", {"model": "gpt-x", "reasoningEffort": "low"}, "admin"),
     ("PUT", "/api/memory/extraction/model", {"reasoningEffort": "extreme"}, "admin"),  # 400
+    ("GET", "/api/memory/agents/support/prompt", None, "config-reader"),
+    ("PUT", "/api/memory/agents/support/prompt/draft", {"text": "Be brief."}, "admin"),
+    ("PUT", "/api/memory/agents/support/prompt/draft", {"text": 5}, "admin"),  # 400
+    ("POST", "/api/memory/agents/support/prompt/publish", None, "admin"),
+    ("DELETE", "/api/memory/agents/support/prompt", None, "admin"),
     ("GET", "/api/memory/activity?limit=5", None, "config-reader"),
     ("GET", "/api/memory/activity?limit=0", None, "config-reader"),  # 400
     ("GET", "/api/memory/ops?agentId=support", None, "memory-reader"),

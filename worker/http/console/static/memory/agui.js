@@ -42,11 +42,13 @@ export function newId() {
 }
 
 // The RunAgentInput of one run: the thread, the history so far, identities as forwarded props
-// and, when it answers held tools, the resume entries.
-export function runInput({ threadId, messages, identities, resume }) {
+// (and `prompt: "draft"` when the agent's prompt draft is tried) and, when it answers held
+// tools, the resume entries.
+export function runInput({ threadId, messages, identities, resume, draft = false }) {
+  const forwardedProps = identities && Object.keys(identities).length ? { identities } : {};
+  if (draft) forwardedProps.prompt = "draft";
   const input = {
-    threadId, runId: newId(), state: {}, messages, tools: [], context: [],
-    forwardedProps: identities && Object.keys(identities).length ? { identities } : {},
+    threadId, runId: newId(), state: {}, messages, tools: [], context: [], forwardedProps,
   };
   if (resume && resume.length) input.resume = resume;
   return input;

@@ -10,6 +10,7 @@ import {
   addUser, apply, conversation, decide, history, resumeEntries, resumed, undecided, withPending,
 } from "./conversation.js";
 import { customerText, decisionPanel } from "./decision.js";
+import { bindPrompt, loadPrompt, triesDraft } from "./prompt.js";
 import { toolCallNode } from "./toolcalls.js";
 import { state } from "./state.js";
 
@@ -170,6 +171,7 @@ async function showPending() {
 
 export async function loadPlayground() {
   if (!conv || conv.agent !== state.agent) start(conversation(state.agent, newId()));
+  await loadPrompt();
   if (undecided(conv).length) return announce(); // the view's switch cleared the status line
   show(conv.earlier.length
     ? `Continuing the session ${conv.threadId}: your next message goes on its thread.`
@@ -212,7 +214,8 @@ function announce() {
 // error shape), it throws ApiError and nothing ran.
 async function runOnce(resume) {
   const mine = conv;
-  const input = runInput({ threadId: conv.threadId, messages: history(conv), identities: conv.identities, resume });
+  const input = runInput({ threadId: conv.threadId, messages: history(conv), identities: conv.identities,
+    resume, draft: triesDraft() });
   controller = new AbortController();
   running(true);
   try {
@@ -299,4 +302,5 @@ export function bindPlayground() {
   });
   $("playground-new").addEventListener("click", newConversation);
   $("playground-stop").addEventListener("click", () => controller?.abort());
+  bindPrompt();
 }
