@@ -42,6 +42,13 @@ export async function api(method, path, body) {
   return (await send(method, path, init)).json();
 }
 
+// a listing's page: its JSON and the next page's path from the Link header (null: the last)
+export async function apiPage(path) {
+  const response = await send("GET", path, { headers: authHeaders() });
+  const found = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get("Link") || "");
+  return { body: await response.json(), next: found ? found[1] : null };
+}
+
 // a file's own bytes as the body, its type in Content-Type
 export async function upload(path, file, contentType) {
   const init = { headers: authHeaders({ "Content-Type": contentType }), body: file };

@@ -1,9 +1,11 @@
 // The Sessions view: the agent's held tool calls waiting for a decision (each opened in the
-// Playground, where it is decided), then its chat sessions, most recently used first; open one
+// Playground, where it is decided), then its chat sessions, most recently used first, 100 at a
+// time ("More sessions" follows the listing's Link header), of one customer if the filter names
+// one; open one
 // to read each turn's user message, reply, tokens and duration, and its run detail (the tool
 // calls behind it: arguments, results, durations, decisions); continue a session in the
 // Playground.
-import { ApiError, api } from "./api.js";
+import { ApiError, api, apiPage } from "./api.js";
 import { $, button, element, fill, guarded, load, loading, row, show, timeElement, when } from "./dom.js";
 import { state } from "./state.js";
 import { customerText } from "./decision.js";
@@ -76,24 +78,57 @@ async function loadWaiting() {
   return count;
 }
 
+const sessionRow = (s) => row(
+  timeElement(s.updatedAt),
+  s.kind,
+  element("span", s.key, "id"),
+  customerOf(s) === null ? "—" : element("span", customerOf(s), "id"),
+  s.turns,
+  button("Open", guarded(() => openSession(s)), "open-session"),
+);
+
+let nextPage = null; // the next page's path (the listing's Link header), null on the last
+let listed = 0;
+
+// pages of 100, most recently used first; of one customer when the filter names one
+function firstPage() {
+  const customer = $("sessions-customer").value.trim();
+  const only = customer ? `&customer=${encodeURIComponent(customer)}` : "";
+  return sessionsPath(`?limit=100${only}`);
+}
+
+function counted(waiting) {
+  const more = nextPage ? " shown, more follow" : "";
+  const sessions = `${listed} session(s)${more}`;
+  return waiting ? `${sessions}; ${waiting} call(s) waiting for a decision.` : `${sessions}.`;
+}
+
 export async function loadSessions() {
   $("sessions-agent").textContent = state.agent;
   $("session").hidden = true;
   const waiting = await loadWaiting();
-  let count = 0;
+  nextPage = null;
+  const empty = $("sessions-customer").value.trim()
+    ? "No chat sessions of this customer." : "No chat sessions for this agent yet.";
   await load($("sessions-list").tBodies[0], async () => {
-    const { sessions } = await api("GET", sessionsPath("?limit=100"));
-    count = sessions.length;
-    return sessions.map((s) => row(
-      timeElement(s.updatedAt),
-      s.kind,
-      element("span", s.key, "id"),
-      customerOf(s) === null ? "—" : element("span", customerOf(s), "id"),
-      s.turns,
-      button("Open", guarded(() => openSession(s)), "open-session"),
-    ));
-  }, "No chat sessions for this agent yet.");
-  show(waiting ? `${count} session(s); ${waiting} call(s) waiting for a decision.` : `${count} session(s).`);
+    const { body, next } = await apiPage(firstPage());
+    nextPage = next;
+    listed = body.sessions.length;
+    return body.sessions.map(sessionRow);
+  }, empty);
+  $("sessions-more").hidden = nextPage === null;
+  show(counted(waiting));
+}
+
+async function loadMore() {
+  const { body, next } = await apiPage(nextPage);
+  const added = body.sessions.map(sessionRow);
+  $("sessions-list").tBodies[0].append(...added);
+  nextPage = next;
+  listed += added.length;
+  $("sessions-more").hidden = nextPage === null;
+  if (added.length) added[0].querySelector(".open-session")?.focus();
+  show(counted(0));
 }
 
 function turnPart(label, text) {
@@ -157,6 +192,11 @@ export function bindSessions(onContinue) {
     if (opened) onContinue(state.agent, opened, openedTurns);
   });
   $("sessions-refresh").addEventListener("click", guarded(loadSessions));
+  $("sessions-filter").addEventListener("submit", (event) => {
+    event.preventDefault();
+    guarded(loadSessions)();
+  });
+  $("sessions-more").addEventListener("click", guarded(loadMore));
   $("session-delete").addEventListener("click", () => {
     $("session-confirm").hidden = false;
     $("session-confirm-button").focus();
