@@ -116,6 +116,8 @@ CALLS: list[Call] = [
     ("GET", "/api/chat/sessions/support", None, "memory-reader"),
     ("GET", f"/api/chat/sessions/support/{SESSION_ID}", None, "memory-reader"),
     ("GET", "/api/chat/sessions/support?limit=0", None, "memory-reader"),  # 400
+    ("GET", "/api/chat/sessions/support?customer=crm%2F1&limit=1", None, "memory-reader"),
+    ("GET", "/api/chat/sessions/support?cursor=bogus", None, "memory-reader"),  # 400
     ("DELETE", f"/api/chat/sessions/support/{SESSION_ID}", None, "memory-eraser"),
     ("DELETE", f"/api/chat/sessions/support/{SESSION_ID}", None, "memory-eraser"),  # 404
     ("POST", "/api/memory/customers/support/delete-all", {"userId": USER}, "memory-eraser"),

@@ -138,3 +138,13 @@ async def test_another_agents_sessions_never_appear(client: Client, pool: asyncp
     await seed(pool, 3, agent="reader")
     ids = await seed(pool, 2)
     assert await walk(client, f"{PATH}?limit=1") == [[ids[0]], [ids[1]]]
+
+
+async def test_the_document_names_the_parameters_and_the_link_header(client: Client) -> None:
+    document = await (await client.get("/api/openapi.json")).json()
+    for path in (PATH.replace("both", "{agentId}"), "/api/chat/decisions"):
+        operation = document["paths"][path]["get"]
+        names = {p["name"] for p in operation["parameters"] if p["in"] == "query"}
+        assert {"limit", "cursor", "customer"} <= names, path
+        assert "Link" in operation["responses"]["200"]["headers"], path
+        assert "cursor" in operation["description"] and "Link" in operation["description"]
