@@ -11,7 +11,9 @@ snapshot lets memory be read (read on, a known caller); a save-only call, or a c
 caller, gets "not available" and no fact. Each search (`Memory.search`, hybrid: by meaning
 where embeddings are configured, else by text) runs within a deadline (`infra.deadline`):
 past it the model is told at once that memory search is unavailable, and the work is
-abandoned to the background. Logs carry outcome codes, never the query nor what was found.
+abandoned to the background. Each search leaves a read record (the job, channel `voice`,
+route `memory_search`, the number of hits). Logs carry outcome codes, never the query nor what
+was found.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
-from livekit.agents import FunctionTool, ToolError, function_tool
+from livekit.agents import FunctionTool, ToolError, function_tool, get_job_context
 
 from infra.deadline import Deadline, Late, within
 from lifecycle.plan import MemoryPlan
 from memory.api import Memory
 from memory.config import ConfigError
 from memory.search import SearchOutcome
+from memory.store import Read
 
 log = structlog.get_logger(__name__)
 
@@ -54,6 +57,7 @@ class CallSearch:
     memory: Memory
     agent_id: str
     user_id: str | None
+    reader: str | None = None  # the job, as each search's read record names it
 
 
 _CALLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, CallSearch] = (
@@ -68,8 +72,17 @@ def searchable(plan: MemoryPlan) -> str | None:
 
 
 def register_call(memory: Memory, plan: MemoryPlan) -> None:
-    """At attach: the tool on this loop searches `plan`'s caller (if readable) with `memory`."""
-    _CALLS[asyncio.get_running_loop()] = CallSearch(memory, plan.agent_id, searchable(plan))
+    """At attach: the tool on this loop searches `plan`'s caller (if readable) with `memory`;
+    each search is recorded as a read by the running job."""
+    call = CallSearch(memory, plan.agent_id, searchable(plan), _job_id())
+    _CALLS[asyncio.get_running_loop()] = call
+
+
+def _job_id() -> str | None:
+    try:
+        return get_job_context().job.id
+    except RuntimeError:  # outside a livekit job
+        return None
 
 
 def forget_call(loop: asyncio.AbstractEventLoop) -> None:
@@ -105,6 +118,9 @@ def memory_search(
             log.warning("memory.search_tool_failed", error_code=result.error.code)
             return UNAVAILABLE
         assert result.data is not None
+        hits = len(result.data.items)  # the read's record: who, the channel, counts only
+        read = Read(call.agent_id, user_id, call.reader, "voice", "memory_search", {"hits": hits})
+        await call.memory.note_read(read)
         return render(result.data)
 
     async def search(query: str) -> str:

@@ -11,6 +11,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import asyncpg
 import pytest
 from livekit import rtc
 from livekit.agents import Agent, AgentServer, AgentSession, JobContext, ToolError
@@ -21,6 +22,7 @@ from callmemory.caller_search import NOT_AVAILABLE, UNAVAILABLE, forget_call, re
 from lifecycle.plan import MemoryPlan
 from memory.api import Memory
 from memory.config import ConfigError
+from memory.store._reads import reads_of
 from testkit.fake_devices import wait_until
 from testkit.job_runner import AGENT, FakeCallSide, serving, tool_call
 from testkit.mock_room import SIP, MockRoom, participant
@@ -97,11 +99,20 @@ async def call_and_ask(
 
 
 async def test_the_tool_finds_the_callers_own_facts_only(
-    remembered: None, room: MockRoom, side: FakeCallSide, model_server: ModelServer
+    remembered: None,
+    room: MockRoom,
+    side: FakeCallSide,
+    model_server: ModelServer,
+    pool: asyncpg.Pool,
 ) -> None:
     output = await call_and_ask(room, side, PHONE_CALLERS, model_server)
     assert MINE in output and output.startswith("[")
     assert THEIRS not in output and OTHER_AGENTS not in output  # a userId argument is ignored
+    # the search left a read record of the caller's memory: the job, the channel, counts only
+    [read] = [r for r in await reads_of(pool, AGENT, NUMBER) if r.route == "memory_search"]
+    assert (read.channel, read.returned) == ("voice", {"hits": 1})
+    assert read.reader is not None and read.reader.startswith("mock-job-")
+    assert not [r for r in await reads_of(pool, AGENT, OTHER) if r.route == "memory_search"]
 
 
 async def test_a_save_only_call_searches_nothing(
