@@ -292,7 +292,12 @@ class CallerMemory:
         metadata = parse_job_metadata(ctx.job.metadata)  # read once: the dial and the identity
         outbound = metadata.outbound is not None
         opening = Opening(
-            runtime, self.agent_id, self.defaults, budget_seconds=budget, outbound=outbound
+            runtime,
+            self.agent_id,
+            self.defaults,
+            budget_seconds=budget,
+            outbound=outbound,
+            reader=ctx.job.id,
         )
         try:
             return await opening.join(

@@ -68,10 +68,15 @@ class Runtime:
         offered: Mapping[str, str],
         calls: int,
         on_settings: SettingsSeen,
+        *,
+        reader: str | None = None,
     ) -> Opened:
-        """Settings, identity and recall in one statement (`memory.store.open_call`)."""
+        """Settings, identity and recall in one statement (`memory.store.open_call`), the
+        read's record (by `reader`) written by the same statement."""
         started = time.time_ns()
-        opened = await open_call(self.pool, agent_id, code, offered, calls, on_settings=on_settings)
+        opened = await open_call(
+            self.pool, agent_id, code, offered, calls, on_settings=on_settings, reader=reader
+        )
         if opened.capability_error is None:
             self.store.mark_capable()
         if (found := opened.recall) is not None:  # the statement recalled: recall's span

@@ -84,9 +84,12 @@ class Backend(Protocol):
         offered: Mapping[str, str],
         calls: int,
         on_settings: SettingsSeen,
+        *,
+        reader: str | None = None,
     ) -> Opened:
         """Settings, the identity under the bound key and recall in one statement
-        (`memory.store.open_call`). Raises `MemoryFailure` when it fails."""
+        (`memory.store.open_call`), which also records the read by `reader` (the job).
+        Raises `MemoryFailure` when it fails."""
 
     async def prepare_recall(self) -> None:
         """Recall's statement prepared now, so the recall itself is one round trip later
@@ -96,7 +99,8 @@ class Backend(Protocol):
 class Opening:
     """The pre-greeting memory work of one call, begun at room open.
 
-    `outbound`: the job dials its callee (settings now, recall once they answer).
+    `outbound`: the job dials its callee (settings now, recall once they answer); `reader`:
+    who the read's record names (the LiveKit job).
     """
 
     def __init__(
@@ -108,8 +112,10 @@ class Opening:
         budget_seconds: float,
         holder: Abandoned = ABANDONED,
         outbound: bool = False,
+        reader: str | None = None,
     ) -> None:
         self._backend = backend
+        self._reader = reader
         self._agent_id = agent_id
         self._code = code
         self._budget = budget_seconds
@@ -157,7 +163,7 @@ class Opening:
         self._step, self._seen = "settings", None
         try:
             return await self._backend.open_call(
-                self._agent_id, self._code, offered, RECALL_CALLS, self._saw
+                self._agent_id, self._code, offered, RECALL_CALLS, self._saw, reader=self._reader
             )
         except MemoryFailure as failure:
             self._unavailable(failure)

@@ -8,6 +8,9 @@ the bound key among them. The settings arrive first as a notice, the moment the 
 them (`on_settings`), and again in the first row: a caller whose recall is late still knows its
 call's settings. The agent's published prompt (migration 0034) comes in the same statement,
 ahead of the opening, as a row and a notice of its own: the call's snapshot holds it too.
+When it recalled someone, the same statement appends the read's record (migration 0032: the
+job as reader, channel `voice`, route `call_opening`, the counts recalled), so recording the
+read costs no round trip before the greeting.
 """
 
 from __future__ import annotations
@@ -33,12 +36,29 @@ PROMPT_NOTICE = "call_opening.prompt"
 PROMPT_ROW = -2
 # the agent's published prompt first (migration 0034: a row of its own, and a notice the moment
 # it is read), then the opening itself: still one statement, one round trip
+# the read's record: written once the statement's rows are out (a data-modifying CTE runs to
+# completion after the query), only when the function recalled someone (a user id under the
+# bound key, reading resolved on, the schema capable), with the counts it recalled. Its commit
+# does not wait for the WAL to reach the disk (`synchronous_commit` off for this statement's
+# transaction only): the greeting is not held for a flush (~10 ms on the development machine,
+# bench/opening_reads_bench.py); a crash in the next fraction of a second may lose the record.
+_READ = f"""r as (insert into {_S}.memory_reads (agent_id, user_id, reader, channel, route,
+        returned)
+    select $1, h.id, $7, 'voice', 'call_opening', jsonb_build_object(
+            'facts', (select count(*) from o where o.kind = 0),
+            'calls', (select count(*) from o where o.kind = 1))
+      from o h cross join (select set_config('synchronous_commit', 'off', true)) as lazy
+      where h.kind = -1 and h.id is not null
+        and coalesce((h.body::jsonb ->> 'read')::boolean, $3, false)
+        and (h.body::jsonb ->> 'schema_ok')::boolean
+        and (h.body::jsonb ->> 'capability_ok')::boolean)"""
 OPENING = (
-    f"select {PROMPT_ROW}, null::bigint, null::text, {_S}.call_prompt($1), null::timestamptz,"
+    f"with o as materialized (select * from {_S}.call_opening($1, $2, $3, $4, $5, $6)), {_READ}"
+    f" select {PROMPT_ROW}, null::bigint, null::text, {_S}.call_prompt($1), null::timestamptz,"
     " null::timestamptz, null::double precision, null::text, null::text, null::text"
     " union all"
     " select kind, seq, id, body, first_at, second_at, duration_seconds, outcome, run_id, source"
-    f" from {_S}.call_opening($1, $2, $3, $4, $5, $6)"
+    " from o"
 )
 
 SettingsSeen = Callable[[CallSettings], None]
@@ -114,10 +134,12 @@ async def open_call(
     calls: int,
     *,
     on_settings: SettingsSeen | None = None,
+    reader: str | None = None,
 ) -> Opened:
     """The opening statement; `offered`: each identity key the caller offers -> its user id.
 
-    `on_settings` gets the call's settings as soon as the server read them (before recall).
+    `on_settings` gets the call's settings as soon as the server read them (before recall);
+    `reader` names who read in the read's record (the LiveKit job; None: unknown).
     Raises `Unavailable` (or `SchemaMissing` without migration 0021) when it fails.
     """
 
@@ -134,7 +156,7 @@ async def open_call(
                 on_settings(dataclasses.replace(settings, prompt=prompt[0]))
 
     keys, users = list(offered), list(offered.values())
-    args = (agent_id, CAPABILITY, code.read, keys, users, calls)
+    args = (agent_id, CAPABILITY, code.read, keys, users, calls, reader)
     async with translated(Unavailable, "call opening"), pool.acquire() as conn:
         conn.add_log_listener(seen)
         try:

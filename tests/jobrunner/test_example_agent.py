@@ -19,6 +19,7 @@ from livekit.agents import AgentServer, llm
 
 from examples import front_desk
 from memory.api import Memory
+from memory.store import reads_of
 from testkit.call_harness import saved_transcript
 from testkit.fake_devices import wait_until
 from testkit.job_runner import GREETING, FakeCallSide, call_records, serving, tool_call
@@ -111,3 +112,7 @@ async def test_the_example_recalls_before_its_own_greeting_uses_its_tool_and_sav
         AGENT,
     )
     assert binding is not None and tuple(binding) == ("phoneNumber", "code")
+    # the recall before the greeting left its read's record in the opening statement
+    [read] = await reads_of(pool, AGENT, NUMBER)
+    assert (read.reader, read.channel, read.route) == (record["run_id"], "voice", "call_opening")
+    assert read.returned == {"facts": 1, "calls": 1}

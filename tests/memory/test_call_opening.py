@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncpg
 
 from memory.settings import CallSettings, CodeDefaults, Overrides, SettingsUpdate
-from memory.store import offer_code_bindings, open_call, save_settings
+from memory.store import offer_code_bindings, open_call, reads_of, save_settings
 
 S = "stackbone_platform"
 AGENT = "support"
@@ -75,3 +75,19 @@ async def test_the_newest_calls_are_limited(pool: asyncpg.Pool) -> None:
     opened = await open_call(pool, AGENT, READS, {"phoneNumber": PHONE}, 2)
     assert opened.recall is not None
     assert [c.summary for c in opened.recall.calls] == ["call 1", "call 2"]
+
+
+async def test_a_recall_leaves_its_read_record_in_the_same_statement(pool: asyncpg.Pool) -> None:
+    """The job as reader, channel voice, the counts recalled; nothing when nobody was recalled
+    (read off, no identity under the bound key)."""
+    await offer_code_bindings(pool, {AGENT: "phoneNumber"})
+    await _fact(pool, PHONE, "Called from a phone.")
+    opened = await open_call(pool, AGENT, READS, {"phoneNumber": PHONE}, 5, reader="AJ_job1")
+    assert opened.recall is not None
+    [read] = await reads_of(pool, AGENT, PHONE)
+    assert (read.reader, read.channel, read.route) == ("AJ_job1", "voice", "call_opening")
+    assert read.returned == {"facts": 1, "calls": 0}
+    await open_call(pool, AGENT, READS, {"email": EMAIL}, 5, reader="AJ_job2")  # nobody
+    await save_settings(pool, AGENT, SettingsUpdate(Overrides(read=False), None), "test")
+    await open_call(pool, AGENT, READS, {"phoneNumber": PHONE}, 5, reader="AJ_job3")  # read off
+    assert await pool.fetchval(f"select count(*) from {S}.memory_reads") == 1
