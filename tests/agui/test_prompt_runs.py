@@ -17,7 +17,7 @@ from chat import ChatConfig
 from memory.config import MemoryConfig
 from memory.store._prompts import publish_prompt, save_prompt_draft
 from testkit.model_server import ModelServer
-from tests.agui.conftest import CHAT_KEY, CONVERSATION_MODEL, KEYS, headers, run_body
+from tests.agui.conftest import CHAT_KEY, CONVERSATION_MODEL, KEYS, headers, parse_events, run_body
 from tests.agui.outside import AGENT, AGENTS
 from tests.web_clients import AppClients, Client
 from worker.catalog import Catalog
@@ -96,3 +96,27 @@ async def test_a_draft_run_refused(
         error = (await answer.json())["error"]
     assert "forwardedProps.prompt" in error["message"]
     assert model_server.requests == []  # nothing ran
+
+
+async def test_a_parked_draft_turn_continues_with_the_draft(
+    app: Client, model_server: ModelServer, pool: asyncpg.Pool
+) -> None:
+    """The draft is in the turn's snapshot: the run that resumes it (any key that decides,
+    no `prompt` asked) continues with the draft, not the published text."""
+    await save_prompt_draft(pool, AGENT, PUBLISHED, "console")
+    await publish_prompt(pool, AGENT, "console")
+    await save_prompt_draft(pool, AGENT, DRAFT, "console")
+    model_server.call_tool("issue_refund", {"order_id": "A-1", "amount": 10})
+    body = run_body("t-held", forwardedProps={"customerId": "crm/42", "prompt": "draft"})
+    async with app.post(f"/agui/{AGENT}", json=body, headers=headers(CONSOLE_KEY)) as answer:
+        events = parse_events(await answer.text())
+    outcome = events[-1].outcome  # type: ignore[attr-defined]
+    [interrupt] = outcome.interrupts
+    model_server.answer_text("Refunded.")
+    entry = {"interruptId": interrupt.id, "status": "resolved", "payload": {"approved": True}}
+    resumed = run_body("t-held", runId="run-2", resume=[entry])
+    async with app.post(f"/agui/{AGENT}", json=resumed, headers=headers(CHAT_KEY)) as answer:
+        assert answer.status == 200, await answer.text()
+        await answer.read()
+    [system] = [m for m in model_server.requests[-1]["messages"] if m["role"] == "system"]
+    assert DRAFT in system["content"] and PUBLISHED not in system["content"]
