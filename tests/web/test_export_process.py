@@ -1,5 +1,6 @@
-"""One person's export over HTTP against the running web process: their facts, calls and chat
-sessions, nothing of another person of the same agent, and nothing after delete-all."""
+"""One person's export over HTTP against the running web process: their facts, calls, chat
+sessions and reads (a recall by the key named `reader` is a read by `reader`), nothing of
+another person of the same agent, and nothing after delete-all."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def web_env(database_url: str, server: ModelServer, port: int) -> dict[str, str]
     return {
         "DATABASE_URL": database_url,
         "PORT": str(port),
-        "MEMORY_API_KEYS": json.dumps([{"name": "operator", "key": KEY, "scopes": SCOPES}]),
+        "MEMORY_API_KEYS": json.dumps([{"name": "reader", "key": KEY, "scopes": SCOPES}]),
         "STACKBONE_MEMORY_BASE_URL": server.url,
         "STACKBONE_MEMORY_API_KEY": "test-key",
         "CHAT_BASE_URL": server.url,
@@ -71,7 +72,10 @@ async def test_the_export_over_http_holds_the_person_and_only_them(
         async with aiohttp.ClientSession(headers=headers) as http:
             await seed(http, base, model_server)
             export = f"{base}/api/memory/customers/support/export"
+            await post(http, f"{base}/api/memory/customers/support/recall", {"userId": PERSON})
             document = await post(http, export, {"userId": PERSON})
+            reads = [(r["reader"], r["channel"], r["route"]) for r in document["reads"]]
+            assert reads == [("reader", "http", "recall")]
             assert [f["content"] for f in document["facts"]] == ["Owns a zanzibarquokka."]
             assert len(document["calls"]) == 1 and len(document["chatSessions"]) == 1
             assert document["chatTurns"] and document["userId"] == PERSON
