@@ -8,7 +8,8 @@ to the main process, which adds the job's `pid`, `job_id` and `room`. So a job p
 routes structlog into stdlib (`configure_job_logging`, from livekit's setup hook). Processes
 that own their handler (the web process and the CLIs) render every record, ours and foreign
 ones (aiohttp, asyncpg, livekit) alike, in the format their entry point passes (`LOG_FORMAT`:
-`console`, the default, or `json`, one object per line).
+`console`, the default, or `json`, one object per line). Every handler blanks livekit's content
+fields and masks phone numbers in room names (`ContentScrubber`), ours and livekit's alike.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import logging
 from typing import Literal
 
 import structlog
+
+from infra.redaction import mask_numbers
 
 LogFormat = Literal["console", "json"]
 
@@ -58,12 +61,39 @@ def configure_job_logging() -> bool:
     return True
 
 
+ROOM_FIELDS = frozenset({"room", "room_name", "room_id", "room_sid"})
+"""Fields whose value names a room: ours (`room`, bound for every `call.*` event) and the extras
+livekit puts on its records (`room`, `room_id` from the job's executor, `room_name`). A field
+whose name ends in `_room` or `_room_name` is one too (livekit's `human_agent_room_name`)."""
+
+
+def is_room_field(key: str) -> bool:
+    return key in ROOM_FIELDS or key.endswith(("_room", "_room_name"))
+
+
+def masked_field(key: str, value: object) -> object:
+    """`value` with the numbers in its room names masked: a room field's string, and inside a
+    dict (livekit logs a job as one: `{"room": {"name": ...}}`) every room field and a room's
+    `name`. Anything else is returned as it is (the same object)."""
+    if isinstance(value, dict):
+        room = is_room_field(key)
+        return {k: masked_field("room" if room and k == "name" else k, v) for k, v in value.items()}
+    if isinstance(value, str) and is_room_field(key):
+        return mask_numbers(value)
+    return value
+
+
 class ContentScrubber(logging.Filter):
-    """Blanks livekit's content fields (`LIVEKIT_CONTENT`) in every record a handler passes."""
+    """Blanks livekit's content fields (`LIVEKIT_CONTENT`) and masks the phone numbers in room
+    names (`ROOM_FIELDS`, `infra.redaction.mask_numbers`) in every record a handler passes:
+    LiveKit's individual SIP dispatch rule names each room after its caller's number."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        for key in [k for k in vars(record) if k.startswith(LIVEKIT_CONTENT)]:
-            setattr(record, key, REDACTED)
+        for key, value in list(vars(record).items()):
+            if key.startswith(LIVEKIT_CONTENT):
+                setattr(record, key, REDACTED)
+            elif (masked := masked_field(key, value)) is not value:
+                setattr(record, key, masked)
         return True
 
 
@@ -71,7 +101,8 @@ _SCRUBBER = ContentScrubber()
 
 
 def scrub_livekit_content() -> None:
-    """Every handler the root logger has now blanks livekit's content fields (idempotent).
+    """Every handler the root logger has now blanks livekit's content fields and masks numbers
+    in room names (`ContentScrubber`; idempotent).
 
     The worker calls it in each job process (its forwarding handler: records leave the job
     without content) and in the main process once livekit's CLI has installed its handler.

@@ -28,9 +28,11 @@ async def one_call(worker: WorkerProcess) -> None:
 
 
 def assert_private(output: list[str]) -> None:
-    """No number, nothing said, no fact or summary text anywhere in the worker's output."""
+    """No number, nothing said, no fact or summary text anywhere in the worker's output. The
+    number in any form a room name can carry it (LiveKit's individual dispatch rule names the
+    room after the caller): E.164, without its `+`, after `00`, or its last nine digits."""
     text = "\n".join(output)
-    for secret in (NUMBER, NUMBER.lstrip("+"), GREETING, FACT, SUMMARY, "bees"):
+    for secret in (NUMBER, NUMBER[-9:], GREETING, FACT, SUMMARY, "bees"):
         assert secret not in text, secret
 
 
