@@ -36,6 +36,7 @@ from memory.store._facts import MemoryStore
 from testkit.databases import drop_database, with_database
 from testkit.model_server import ModelServer
 from testkit.pgbouncer import PgBouncer
+from testkit.spare_databases import SpareDatabases
 
 configure_logging()
 
@@ -208,12 +209,22 @@ async def _role_limits(url: str, name: str, limits: PoolTimeouts) -> None:
     await conn.close()
 
 
+@pytest.fixture(scope="session")
+def spare_databases(pg_admin_url: str, template_db: str) -> Iterator[SpareDatabases]:
+    """Clones of the template made ahead, while the tests before run (`testkit.spare_databases`)."""
+    spares = SpareDatabases(pg_admin_url, template_db)
+    yield spares
+    spares.close()
+
+
 @pytest.fixture
-async def direct_database_url(pg_admin_url: str, template_db: str) -> AsyncIterator[str]:
+async def direct_database_url(
+    pg_admin_url: str, spare_databases: SpareDatabases
+) -> AsyncIterator[str]:
     """A migrated database of its own for this test, at the database's own address."""
-    name = await _fresh_database(pg_admin_url, template_db)
+    name = await asyncio.to_thread(spare_databases.take)
     yield with_database(pg_admin_url, name)
-    await _drop(pg_admin_url, name)
+    spare_databases.drop(name)
 
 
 @pytest.fixture

@@ -15,8 +15,9 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -113,17 +114,94 @@ class Page:
             return None
 
 
-async def _debugger_port(profile: Path, process: asyncio.subprocess.Process) -> int:
+_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--use-fake-ui-for-media-stream",
+    "--use-fake-device-for-media-stream",
+    "--remote-debugging-port=0",
+)
+
+
+async def _debugger_port(profile: Path, exited: Callable[[], int | None]) -> int:
     marker = profile / "DevToolsActivePort"
 
     async def written() -> int | None:
-        if process.returncode is not None:
+        if exited() is not None:
             raise RuntimeError("chromium exited before opening its DevTools port")
         text = marker.read_text().split() if marker.exists() else []
         return int(text[0]) if text else None
 
     port: int = await eventually(written, "chromium's DevTools port")
     return port
+
+
+class Chromium:
+    """One headless Chromium for a whole test process, started at its first page.
+
+    Each page (`open_page_in`) is a tab in a browser context of its own, Chromium's incognito
+    profile: no cookie, storage or cache is shared with another test's page, and the context
+    is disposed of with its page. Starting a browser costs seconds of CPU, a context
+    milliseconds. A browser that died is started again at the next page.
+    """
+
+    def __init__(self, binary: str) -> None:
+        self._binary = binary
+        self._profile: str | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._port = 0
+
+    async def port(self) -> int:
+        """The DevTools port of the running browser (started now when it is not running)."""
+        if self._process is None or self._process.poll() is not None:
+            self.close()
+            profile, process = self._start()
+            self._port = await _debugger_port(profile, process.poll)
+        return self._port
+
+    def _start(self) -> tuple[Path, subprocess.Popen[bytes]]:
+        self._profile = tempfile.mkdtemp(prefix="test-browser-")
+        self._process = subprocess.Popen(  # not asyncio's: it outlives each test's event loop
+            [self._binary, *_FLAGS, f"--user-data-dir={self._profile}", "about:blank"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its helper processes share the group `close` ends
+        )
+        return Path(self._profile), self._process
+
+    def close(self) -> None:
+        """End the browser and its helper processes, and remove its profile."""
+        if self._process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._process.pid, signal.SIGTERM)
+            self._process.wait()
+            self._process = None
+        if self._profile is not None:
+            shutil.rmtree(self._profile, ignore_errors=True)
+            self._profile = None
+
+
+@asynccontextmanager
+async def open_page_in(chromium: Chromium) -> AsyncIterator[Page]:
+    """A blank tab in a fresh browser context of `chromium`, disposed of afterwards."""
+    port = await chromium.port()
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"http://127.0.0.1:{port}/json/version") as response:
+            version = await response.json()
+        async with session.ws_connect(version["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+            browser = Page(ws)  # the browser's own target: the same request-and-answer
+            context = (await browser.send("Target.createBrowserContext"))["browserContextId"]
+            try:
+                made = await browser.send(
+                    "Target.createTarget", url="about:blank", browserContextId=context
+                )
+                tab = f"ws://127.0.0.1:{port}/devtools/page/{made['targetId']}"
+                async with session.ws_connect(tab, max_msg_size=0) as page:
+                    yield Page(page)
+            finally:
+                await browser.send("Target.disposeBrowserContext", browserContextId=context)
 
 
 @asynccontextmanager
@@ -134,13 +212,7 @@ async def open_page(binary: str) -> AsyncIterator[Page]:
     ) as profile:
         process = await asyncio.create_subprocess_exec(
             binary,
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream",
-            "--remote-debugging-port=0",
+            *_FLAGS,
             f"--user-data-dir={profile}",
             "about:blank",
             stdout=asyncio.subprocess.DEVNULL,
@@ -148,7 +220,7 @@ async def open_page(binary: str) -> AsyncIterator[Page]:
             start_new_session=True,  # its helper processes share the group we end below
         )
         try:
-            port = await _debugger_port(Path(profile), process)
+            port = await _debugger_port(Path(profile), lambda: process.returncode)
             async with aiohttp.ClientSession() as session:
                 async with session.get(f"http://127.0.0.1:{port}/json/list") as response:
                     targets = await response.json()

@@ -7,7 +7,7 @@ and drives it through the public API with a key typed into the page, as an opera
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import asyncpg
 import pytest
@@ -19,7 +19,14 @@ from chat import ChatConfig
 from memory.config import MemoryConfig
 from memory.settings import CodeDefaults
 from testkit.model_server import ModelServer
-from tests.rooms.browser import SKIP_REASON, Page, browser_missing, find_chromium, open_page
+from tests.rooms.browser import (
+    SKIP_REASON,
+    Chromium,
+    Page,
+    browser_missing,
+    find_chromium,
+    open_page_in,
+)
 from tests.screen.refunds import REFUNDS
 from worker.catalog import Catalog, prompt
 from worker.http.server.auth import SCOPES, parse_api_keys
@@ -117,10 +124,19 @@ async def _shop_client(pool: asyncpg.Pool, model_server: ModelServer) -> AsyncIt
     await client.close()
 
 
+@pytest.fixture(name="browser", scope="session")
+def _browser() -> Iterator[Chromium | None]:
+    """One Chromium for this test process (None: not installed); each page its own context."""
+    browser = None if CHROMIUM is None else Chromium(CHROMIUM)
+    yield browser
+    if browser is not None:
+        browser.close()
+
+
 @pytest.fixture(name="page")
-async def _page() -> AsyncIterator[Page]:
-    if CHROMIUM is None:
+async def _page(browser: Chromium | None) -> AsyncIterator[Page]:
+    if browser is None:
         browser_missing(SKIP_REASON)
-    assert CHROMIUM is not None
-    async with open_page(CHROMIUM) as page:
+    assert browser is not None
+    async with open_page_in(browser) as page:
         yield page
