@@ -120,7 +120,7 @@ async def attach_memory(
     )
     save_on_close(session, register_shutdown, save, end, room=room, then=after_save)
     count_session_usage(session)
-    recalled = await recall_for(start.plan, memory, start.deadline, start.recalled)
+    recalled = await recall_for(start.plan, memory, start.deadline, start.recalled, start.run_id)
     if journal is not None:
         journal.start()  # after recall: its first write never competes with the greeting's
     await give_prompt(agent, start.prompt)  # the published prompt of the snapshot, if any

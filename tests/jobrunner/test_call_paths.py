@@ -27,6 +27,7 @@ from livekit import api, rtc
 from examples.accounts import accounts, agents
 from memory.api import Memory
 from memory.config import MemoryConfig
+from memory.store import reads_of
 from memory.store._settings import offer_code_bindings
 from sip.dialing import CALLEE_IDENTITY
 from testkit.fake_devices import wait_until
@@ -44,6 +45,7 @@ from tests.jobrunner.sip_service import (
 from tests.jobrunner.test_example_agent import instructions_of
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.memory.helpers import add_op
+from tests.waiting import eventually
 from tests.web_clients import AppClients
 from worker.catalog import Catalog
 from worker.http.server.auth import parse_api_keys
@@ -152,6 +154,9 @@ async def test_an_outbound_call_recalls_and_saves_under_the_requests_customer_id
     assert REMEMBERED in instructions_of(side.llm.calls[0].chat_ctx)  # before the greeting
     records = await call_records(pool)
     assert [(r["user_id"], r["outcome"]) for r in records[1:]] == [(CRM_ID, "caller_hung_up")]
+    # its recall (once the callee answered) left a read's record, written off the call path
+    [read] = await eventually(lambda: reads_of(pool, accounts.name, CRM_ID), "the read's record")
+    assert (read.reader, read.channel, read.route) == (records[-1]["run_id"], "voice", "recall")
 
 
 async def _one_inbound_call(
