@@ -34,6 +34,8 @@ log = structlog.get_logger(__name__)
 SCHEMA = "stackbone_platform"
 PACKAGE = "infra.migrations"
 _LOCK_KEY = 0x5EED_0000_0001  # advisory lock id shared by every process running migrations
+_FIRST_RUN_LOCK_DELAY = 0.05  # seconds between tries for the run's lock, doubling up to
+_LAST_RUN_LOCK_DELAY = 1.0
 
 
 class MigrationLockTimeout(RuntimeError):
@@ -86,8 +88,7 @@ async def migrate(
     `statement_timeout` and `lock_timeout` are set to `limits`); returns the versions applied."""
     limits = LongOpLimits() if limits is None else limits
     settings = limits.server_settings()
-    await _session_limits(conn, settings["statement_timeout"], "0")  # wait for the other run
-    await conn.execute("select pg_advisory_lock($1)", _LOCK_KEY)
+    await _run_lock(conn, limits)  # wait for another run, however long it takes
     try:
         await _session_limits(conn, settings["statement_timeout"], settings["lock_timeout"])
         applied = await _apply_pending(conn, limits, package)
@@ -97,6 +98,26 @@ async def migrate(
     if applied:
         log.info("database.migrated", versions=applied)
     return applied
+
+
+async def _run_lock(conn: asyncpg.Connection, limits: LongOpLimits) -> None:
+    """The run's advisory lock, asked for again until free (at most `statement_seconds`).
+
+    Not `pg_advisory_lock`: a session waiting in it holds a snapshot, and a run building an
+    index concurrently waits for every older snapshot to end, so two processes starting
+    together would deadlock. Between tries nothing is held.
+    """
+    delay = _FIRST_RUN_LOCK_DELAY
+    try:
+        async with asyncio.timeout(limits.statement_seconds or None):
+            while not await conn.fetchval("select pg_try_advisory_lock($1)", _LOCK_KEY):
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _LAST_RUN_LOCK_DELAY)
+    except TimeoutError:
+        raise MigrationLockTimeout(
+            f"another process has been applying migrations for over {limits.statement_seconds:g} s"
+            " (the long statement timeout); retry once it is done"
+        ) from None
 
 
 async def _session_limits(conn: asyncpg.Connection, statement: str, lock: str) -> None:
