@@ -35,7 +35,7 @@ async def test_a_run_gives_up_waiting_after_the_long_statement_timeout(
     holder = await asyncpg.connect(empty_database_url)
     try:
         assert await holder.fetchval("select pg_try_advisory_lock($1)", RUN_LOCK)
-        with pytest.raises(MigrationLockTimeout, match="applying migrations for over 0.3 s"):
+        with pytest.raises(MigrationLockTimeout, match=r"applying migrations for over 0\.3 s"):
             await run_migrations(empty_database_url, limits)
         await holder.execute("select pg_advisory_unlock($1)", RUN_LOCK)
         applied = await run_migrations(empty_database_url, limits)
