@@ -9,11 +9,12 @@ Every failure becomes its HTTP answer in one place, `worker.http.server.errors`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import asyncpg
 import structlog
@@ -117,6 +118,13 @@ async def _close_memory(app: web.Application) -> None:
     await app[MEMORY].aclose()
 
 
+@functools.cache
+def _api_document() -> dict[str, Any]:
+    """The OpenAPI document of every route and page: one per process (the tables are fixed),
+    never changed after it is built."""
+    return routes.openapi.document((*ROUTES, routes.openapi.ROUTE), PAGES)
+
+
 def create_app(
     *,
     pool: asyncpg.Pool,
@@ -158,7 +166,7 @@ def create_app(
     app[routes.SEARCH] = routes.SearchSeen()
     app[routes.OPS_STREAMS] = routes.OpsStreams(app[LIMITS].max_ops_streams)
     app.on_shutdown.append(routes.stop_streams)  # before handlers are awaited
-    app[routes.openapi.DOCUMENT] = routes.openapi.document((*ROUTES, routes.openapi.ROUTE), PAGES)
+    app[routes.openapi.DOCUMENT] = _api_document()
     for route in (*ROUTES, routes.openapi.ROUTE):
         app.router.add_route(route.method, route.path, guarded(route))
     for page in PAGES:
