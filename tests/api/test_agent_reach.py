@@ -60,6 +60,18 @@ ONE: dict[tuple[str, str], Builder] = {
     ("POST", "/api/memory/customers/{agentId}/delete-all"): _path(
         "/api/memory/customers/{agentId}/delete-all", {"userId": USER}
     ),
+    ("POST", "/api/memory/customers/{agentId}/export"): _path(
+        "/api/memory/customers/{agentId}/export", {"userId": USER}
+    ),
+    ("POST", "/api/memory/customers/{agentId}/reads"): _path(
+        "/api/memory/customers/{agentId}/reads", {"userId": USER}
+    ),
+    ("GET", "/api/memory/settings/{agentId}/retention"): _path(
+        "/api/memory/settings/{agentId}/retention"
+    ),
+    ("PUT", "/api/memory/settings/{agentId}/retention"): _path(
+        "/api/memory/settings/{agentId}/retention", {"calls": 90}
+    ),
     ("POST", "/api/memory/customers/{agentId}/add"): _path(
         "/api/memory/customers/{agentId}/add", {"userId": USER, "content": "Hi"}
     ),
