@@ -59,6 +59,12 @@ export async function download(path) {
   return (await send("GET", path, { headers: authHeaders() })).blob();
 }
 
+// JSON in, a document out as a file's bytes (a streamed answer read whole)
+export async function downloadPosted(path, body) {
+  const headers = authHeaders({ "Content-Type": "application/json" });
+  return (await send("POST", path, { headers, body: JSON.stringify(body) })).blob();
+}
+
 // a streaming GET: the response, its body still to be read
 export async function stream(path, signal) {
   return send("GET", path, { headers: authHeaders({ Accept: "text/event-stream" }), signal });

@@ -1,9 +1,12 @@
-// The Customers view: search by identifier or content, open a customer (facts, calls, fact
-// history), Delete all behind both names typed. Customer identifiers travel in JSON bodies
-// exactly as stored, never in a URL. An open customer's facts update in place when a
-// memory.ops event for them arrives on the live feed.
+// The Customers view: search by identifier or content, open a customer (facts with where each
+// came from, calls, fact history, who read them), Export, Delete all behind both names typed.
+// Customer identifiers travel in JSON bodies exactly as stored, never in a URL. An open
+// customer's facts update in place when a memory.ops event for them arrives on the live feed.
 import { api } from "./api.js";
 import { $, button, element, fill, guarded, loading, row, show, timeElement, when } from "./dom.js";
+import { exportCustomer } from "./export.js";
+import { callDays, sourceNode } from "./provenance.js";
+import { drawReads, readRows } from "./reads.js";
 import { agentPath, on, state } from "./state.js";
 
 async function search() {
@@ -25,8 +28,9 @@ async function search() {
   show(`${items.length} result(s).`);
 }
 
-function factRow(fact, fresh) {
-  const tr = row(fact.content, timeElement(fact.createdAt), timeElement(fact.updatedAt));
+function factRow(fact, fresh, days) {
+  const source = sourceNode(fact.source, fact.updatedAt, days); // the current version's source
+  const tr = row(fact.content, source, timeElement(fact.createdAt), timeElement(fact.updatedAt));
   if (fresh) tr.className = "fresh";
   return tr;
 }
@@ -43,30 +47,35 @@ function callItem(call) {
   return item;
 }
 
-function versionItem(version) {
+function versionItem(version, days) {
   const item = element("li");
   const until = version.validTo ? `until ${when(version.validTo)} (${version.endedBy})` : "current";
   item.append(
     element("span", version.content),
     " ",
     element("span", `from ${when(version.validFrom)}, ${until}`, "meta"),
+    sourceNode(version.source, version.validFrom, days),
   );
   return item;
 }
 
-// read a customer's memory and draw it; `known` facts (by id) are not marked fresh
+// read a customer's memory and draw it; `known` facts (by id) are not marked fresh. The reads
+// are listed last, so this opening's own recall and history are among them.
 async function draw(userId, known) {
   const memory = await api("POST", `${agentPath("customers")}/recall`, { userId, calls: 20 });
   const past = await api("POST", `${agentPath("customers")}/history`, { userId });
+  const reads = await readRows(userId);
   if (state.customer !== userId) return memory;
-  const facts = memory.facts.map((f) => factRow(f, known !== null && !known.has(f.id)));
+  const days = callDays(memory.calls);
+  const facts = memory.facts.map((f) => factRow(f, known !== null && !known.has(f.id), days));
   fill($("facts").tBodies[0], facts, "No facts kept.");
   $("facts").dataset.ids = JSON.stringify(memory.facts.map((f) => f.id));
   const calls = [...memory.calls].sort((a, b) =>
     (b.startedAt || b.createdAt).localeCompare(a.startedAt || a.createdAt),
   );
   fill($("calls"), calls.map(callItem), "No calls summarised.");
-  fill($("history"), past.versions.map(versionItem), "No fact history.");
+  fill($("history"), past.versions.map((v) => versionItem(v, days)), "No fact history.");
+  drawReads($("reads").tBodies[0], reads);
   return { ...memory, calls };
 }
 
@@ -75,6 +84,7 @@ export async function openCustomer(userId) {
   $("customer-id").textContent = userId;
   $("customer-live").textContent = "";
   loading($("facts").tBodies[0]);
+  loading($("reads").tBodies[0]);
   const memory = await draw(userId, null);
   $("customer").hidden = false;
   closeDelete();
@@ -92,6 +102,15 @@ async function refresh(event) {
   const memory = await refreshing;
   $("customer-live").textContent =
     `Updated live at ${when(new Date().toISOString())}: ${memory.facts.length} fact(s) (event ${event.id}).`;
+}
+
+async function exportOpen() {
+  const { exported, bytes } = await exportCustomer(state.agent, state.customer);
+  const count = (name) => (exported[name] || []).length;
+  show(
+    `Exported ${count("facts")} fact(s), ${count("calls")} call(s), ` +
+      `${count("chatSessions")} chat session(s) and ${count("reads")} read(s): ${bytes} bytes.`,
+  );
 }
 
 function closeDelete() {
@@ -135,6 +154,7 @@ export function bindCustomers() {
     event.preventDefault();
     guarded(() => openCustomer($("open-user").value))();
   });
+  $("export").addEventListener("click", guarded(exportOpen));
   $("delete-start").addEventListener("click", () => {
     $("delete-confirm").hidden = false;
     $("confirm-user").focus();

@@ -42,6 +42,18 @@ export function formatDate(iso, timeZone = zone) {
 
 export const when = (iso) => formatDate(iso);
 
+// the day alone, in words, in the agent's time zone: "3 December 2026"
+export function formatDay(iso, timeZone = zone) {
+  const date = new Date(iso);
+  if (!iso || Number.isNaN(date.getTime())) return "an unknown day";
+  const day = { timeZone, day: "numeric", month: "long", year: "numeric" };
+  try {
+    return new Intl.DateTimeFormat("en-GB", day).format(date);
+  } catch {
+    return formatDay(iso, "UTC"); // an unknown zone: UTC
+  }
+}
+
 export function timeElement(iso) {
   const node = element("time", when(iso));
   if (iso) node.dateTime = iso;
