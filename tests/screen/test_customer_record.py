@@ -210,3 +210,29 @@ async def exported(client: Client, user_id: str) -> dict[str, Any]:
     assert response.status == 200
     document: dict[str, Any] = json.loads(await response.text())
     return document
+
+
+NAMES = """import("/memory/export.js").then(m => [
+  m.exportFileName("support", "José Ñúñez"),
+  m.exportFileName("sales", "../../etc/passwd"),
+  m.exportFileName("support", " +++ "),
+  m.exportFileName("support", "7".repeat(64)),
+  m.exportFileName("support", "7".repeat(65)),
+  m.exportFileName("support", "😀"),
+  m.exportFileName("support", "𠀀".repeat(65)),
+])"""
+
+
+async def test_the_file_name_is_a_safe_form_of_the_ids(page: Page, client: Client) -> None:
+    """Letters and digits of any script, `_` and `-`; any other run is one `_`, trimmed; an
+    id with none of them is `customer`; at most 64 characters of the id."""
+    await page.goto(str(client.make_url("/memory/")), ready="window.memoryScreen")
+    assert await page.evaluate(NAMES) == [
+        "memory-export-support-José_Ñúñez.json",
+        "memory-export-sales-etc_passwd.json",
+        "memory-export-support-customer.json",
+        f"memory-export-support-{'7' * 64}.json",
+        f"memory-export-support-{'7' * 64}.json",
+        "memory-export-support-customer.json",  # an emoji is neither a letter nor a digit
+        f"memory-export-support-{'𠀀' * 64}.json",  # characters, never half of one
+    ]
