@@ -100,6 +100,14 @@ ONE: dict[tuple[str, str], Builder] = {
         "/agui/{agentId}",
         {"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "Hi"}]},
     ),
+    ("GET", "/api/memory/agents/{agentId}/prompt"): _path("/api/memory/agents/{agentId}/prompt"),
+    ("PUT", "/api/memory/agents/{agentId}/prompt/draft"): _path(
+        "/api/memory/agents/{agentId}/prompt/draft", {"text": "Be brief."}
+    ),
+    ("POST", "/api/memory/agents/{agentId}/prompt/publish"): _path(
+        "/api/memory/agents/{agentId}/prompt/publish"
+    ),
+    ("DELETE", "/api/memory/agents/{agentId}/prompt"): _path("/api/memory/agents/{agentId}/prompt"),
     ("GET", "/api/chat/sessions/{agentId}"): _path("/api/chat/sessions/{agentId}"),
     ("GET", "/api/chat/sessions/{agentId}/{sessionId}"): _path(
         f"/api/chat/sessions/{{agentId}}/{SESSION}"

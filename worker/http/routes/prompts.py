@@ -16,7 +16,14 @@ from memory.store import _prompts as prompts_store
 from memory.store._prompts import StoredPrompt
 from worker.agent_directory import AgentEntry
 from worker.http.server.answers.prompts import AgentPrompt
-from worker.http.server.context import DIRECTORY, POOL, Route, actor, agent_of, respond
+from worker.http.server.context import (
+    POOL,
+    Route,
+    actor,
+    agent_of,
+    code_instructions,
+    respond,
+)
 from worker.http.server.request_body import read_json
 
 log = structlog.get_logger(__name__)
@@ -28,7 +35,7 @@ def _agent(request: web.Request) -> AgentEntry:
 
 
 def _answer(request: web.Request, agent: AgentEntry, stored: StoredPrompt) -> web.Response:
-    code = request.app[DIRECTORY].definition(agent.name).instructions if agent.loaded else None
+    code = code_instructions(request, agent)
     return respond(AgentPrompt.of(agent.name, stored, code).wire())
 
 

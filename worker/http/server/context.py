@@ -192,6 +192,15 @@ def agent_of(request: web.Request, agent_id: str) -> AgentEntry:
     return request.app[DIRECTORY].get(agent_id)
 
 
+def code_instructions(request: web.Request, agent: AgentEntry) -> str | None:
+    """The conversation instructions in the code of an agent `agent_of` gave (None: its
+    definition is not loaded in this process)."""
+    if not agent.loaded:
+        return None
+    instructions: str = request.app[DIRECTORY].definition(agent.name).instructions
+    return instructions
+
+
 async def find_agent(request: web.Request, agent_id: str) -> AgentEntry:
     """`agent_of`, reading the registry again first when the agent is not known yet (a worker
     may have registered it since the last read)."""

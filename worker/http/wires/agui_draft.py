@@ -10,7 +10,14 @@ from aiohttp import web
 from memory.settings._prompt import published_prompt
 from memory.store._prompts import load_prompt
 from worker.http.server.auth import Forbidden
-from worker.http.server.context import CALLER, DIRECTORY, POOL, bounded, reaches
+from worker.http.server.context import (
+    CALLER,
+    POOL,
+    agent_of,
+    bounded,
+    code_instructions,
+    reaches,
+)
 from worker.http.server.failures import ModelNotFound
 
 
@@ -19,8 +26,9 @@ async def draft_prompt(request: web.Request, agent: str) -> str:
     without `config:write`."""
     if not reaches(request, agent):
         raise ModelNotFound()
+    entry = agent_of(request, agent)
     if not request[CALLER].grants("config:write"):
         raise Forbidden("forwardedProps.prompt: running a draft needs the config:write scope")
     stored = await bounded(request, load_prompt(request.app[POOL], agent))
     draft = published_prompt(stored.draft)
-    return draft if draft is not None else request.app[DIRECTORY].definition(agent).instructions
+    return draft if draft is not None else code_instructions(request, entry) or ""
