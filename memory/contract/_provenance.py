@@ -26,10 +26,15 @@ import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
-if TYPE_CHECKING:
-    from memory.contract._models import Utterance
+
+class Utterance(Protocol):
+    """A line of the transcript sent to the model, as evidence is looked for in it
+    (`memory.contract.Utterance` is one; a protocol keeps this module below `_models`)."""
+
+    @property
+    def text(self) -> str: ...
 
 UNKNOWN_CHANNEL: Final = "unknown"
 MAX_EVIDENCE_CHARS: Final = 300
