@@ -34,6 +34,9 @@ BODIES: Final[dict[str, Any]] = {
         "forwardedProps": {"customerId": "crm/1"},
     },
     "DecisionBody": {"decision": "approve"},
+    "RetentionBody": {"calls": 90},
+    "ReadsBody": {"userId": USER},
+    "PromptDraftBody": {"text": "Answer in one sentence."},
 }
 PATH_VALUES: Final = {
     "agentId": "support",
