@@ -36,6 +36,7 @@ class Utterance(Protocol):
     @property
     def text(self) -> str: ...
 
+
 UNKNOWN_CHANNEL: Final = "unknown"
 MAX_EVIDENCE_CHARS: Final = 300
 MAX_REASON_CHARS: Final = 200
