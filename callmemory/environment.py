@@ -16,7 +16,6 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -28,6 +27,8 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from callmemory.env_local import ENV_LOCAL as ENV_LOCAL  # noqa: PLC0414  (re-exported)
+from callmemory.env_local import load_env_local as load_env_local  # noqa: PLC0414
 from infra.database import DEFAULT_COMMAND_SECONDS, DEFAULT_LOCK_SECONDS, DEFAULT_STATEMENT_SECONDS
 from infra.long_ops import (
     DEFAULT_LONG_LOCK_ATTEMPTS,
@@ -45,7 +46,6 @@ from memory.config import (
 
 # set but empty (or blank), these turn their feature off (given as ""); unset, the default is on
 OFF_WHEN_EMPTY = frozenset({"STACKBONE_MEMORY_EMBEDDING_MODEL"})
-ENV_LOCAL = Path(".env.local")
 """Read from the working directory when present; real environment variables win over it."""
 
 
@@ -405,25 +405,6 @@ def problems(exc: ValidationError) -> list[str]:
             message = f"{error['loc'][0]}: {message[:1].lower()}{message[1:]}"
         lines.append(message)
     return lines
-
-
-def load_env_local(path: Path = ENV_LOCAL, environ: dict[str, str] | None = None) -> list[str]:
-    """Export `.env.local`'s variables the real environment does not set; returns their names.
-
-    Exported, not only read, so LiveKit job processes (which inherit the environment) and
-    livekit-agents' own `LIVEKIT_*` reading see them too.
-    """
-    from dotenv import dotenv_values  # noqa: PLC0415  (pydantic-settings' own dependency)
-
-    target = os.environ if environ is None else environ
-    if not path.is_file():
-        return []
-    added = []
-    for name, value in dotenv_values(path).items():
-        if value is not None and name not in target:
-            target[name] = value
-            added.append(name)
-    return added
 
 
 def report(error: ConfigError) -> str:
