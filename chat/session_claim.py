@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, ClassVar, Final
@@ -280,3 +281,22 @@ async def release(db: Queryable, held: Claim, within_seconds: float = RELEASE_SE
 async def _free(db: Queryable, held: Claim) -> None:
     async with translated(PersistFailed, "session release"):
         await db.execute(_RELEASE, held.session_id, held.token)
+
+
+class HeldClaim:
+    """A turn's claim while it is the turn's to give up (None once recorded or parked)."""
+
+    def __init__(self, claim: Claim | None) -> None:
+        self.claim = claim
+
+
+@asynccontextmanager
+async def holding(db: Queryable, held: Claim | None) -> AsyncIterator[HeldClaim]:
+    """`held` for the turn's time; released at its end unless the turn set it to None (it
+    recorded or parked, which frees the session itself)."""
+    hold = HeldClaim(held)
+    try:
+        yield hold
+    finally:
+        if hold.claim is not None:
+            await release(db, hold.claim)

@@ -13,8 +13,8 @@ without one that failed after a call acted says so (`ActedThenFailed`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Final, TypeVar
@@ -42,11 +42,12 @@ from chat.model import ConversationModel, Relay
 from chat.restore import Restored, restore_thread
 from chat.session_claim import (
     Claim,
+    HeldClaim,
     OpenedTurn,
     address_of,
     claim_turn,
+    holding,
     open_turn,
-    release,
     thread,
 )
 from chat.session_lease import kept_lease
@@ -141,7 +142,7 @@ class ChatTurns:
         agent: TurnAgent,
         request: TurnRequest,
         opened: OpenedTurn,
-        hold: _Hold,
+        hold: HeldClaim,
         hearers: _Hearers,
     ) -> TurnResult:
         held, session = opened.claim, request.session
@@ -246,15 +247,9 @@ class ChatTurns:
             await self._failed(row.pending.id, exc)
             raise
 
-    @asynccontextmanager
-    async def _holding(self, held: Claim | None) -> AsyncIterator[_Hold]:
+    def _holding(self, held: Claim | None) -> AbstractAsyncContextManager[HeldClaim]:
         """The turn's claim, released when the turn ends without recording or parking."""
-        hold = _Hold(held)
-        try:
-            yield hold
-        finally:
-            if hold.claim is not None:
-                await release(self.pool, hold.claim)
+        return holding(self.pool, held)
 
     async def _open(
         self, agent: TurnAgent, session: SessionRef | None, identities: dict[str, str]
@@ -340,7 +335,7 @@ class ChatTurns:
 
     async def _finish(
         self,
-        hold: _Hold,
+        hold: HeldClaim,
         session: SessionRef,
         facts: TurnFacts,
         turn: TurnInput,
@@ -416,10 +411,3 @@ class _Found:
     new: list[Message]
     digest: str
     carried: KeptTurn | None = None
-
-
-class _Hold:
-    """A turn's claim while it is the turn's to give up (None once recorded or parked)."""
-
-    def __init__(self, claim: Claim | None) -> None:
-        self.claim = claim
