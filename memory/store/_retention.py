@@ -40,22 +40,26 @@ _BOUNDED = f"""select agent_id, {_COLUMNS} from {_S}.memory_retention
 _LIMITS = "select set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)"
 
 _WINDOW = "now() - make_interval(days => $2)"
-EXPIRE: Final[dict[RetentionKind, str]] = {
-    "calls": f"""with doomed as (
-            select id from {_S}.memory_calls where agent_id = $1 and created_at < {_WINDOW}
-            order by created_at limit $3 for update skip locked
+
+
+def _by_age(table: str, at: str, also: str = "") -> str:
+    """Up to $3 of agent $1's rows of `table` older than $2 days by `at`, oldest first, deleted
+    (rows another transaction holds wait for the next pass); how many."""
+    return f"""with doomed as (
+            select id from {_S}.{table} where agent_id = $1 and {at} < {_WINDOW}{also}
+            order by {at} limit $3 for update skip locked
         ), gone as (
-            delete from {_S}.memory_calls c using doomed d where c.id = d.id returning 1
-        ) select count(*) from gone""",
+            delete from {_S}.{table} t using doomed d where t.id = d.id returning 1
+        ) select count(*) from gone"""
+
+
+EXPIRE: Final[dict[RetentionKind, str]] = {
+    "calls": _by_age("memory_calls", "created_at"),
     # a session goes whole (its turns and decisions by cascade) once unused for the window;
     # one a turn holds right now waits for the next pass
-    "sessions": f"""with doomed as (
-            select id from {_S}.chat_sessions where agent_id = $1 and updated_at < {_WINDOW}
-                and (busy_until is null or busy_until < now())
-            order by updated_at limit $3 for update skip locked
-        ), gone as (
-            delete from {_S}.chat_sessions s using doomed d where s.id = d.id returning 1
-        ) select count(*) from gone""",
+    "sessions": _by_age(
+        "chat_sessions", "updated_at", " and (busy_until is null or busy_until < now())"
+    ),
     # as the log's own retention (`_ops_retention`): the agent's head, the mark raised with it
     "ops": f"""with head as (
             select id, created_at from {_S}.memory_ops where agent_id = $1
@@ -70,18 +74,8 @@ EXPIRE: Final[dict[RetentionKind, str]] = {
             on conflict (agent_id) do update
                 set through_id = greatest(m.through_id, excluded.through_id)
         ) select count(*) from gone""",
-    "reads": f"""with doomed as (
-            select id from {_S}.memory_reads where agent_id = $1 and at < {_WINDOW}
-            order by at limit $3 for update skip locked
-        ), gone as (
-            delete from {_S}.memory_reads r using doomed d where r.id = d.id returning 1
-        ) select count(*) from gone""",
-    "journals": f"""with doomed as (
-            select id from {_S}.call_journals where agent_id = $1 and started_at < {_WINDOW}
-            order by started_at limit $3 for update skip locked
-        ), gone as (
-            delete from {_S}.call_journals j using doomed d where j.id = d.id returning 1
-        ) select count(*) from gone""",
+    "reads": _by_age("memory_reads", "at"),
+    "journals": _by_age("call_journals", "started_at"),
 }
 
 
