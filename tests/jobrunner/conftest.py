@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import asyncpg
 import pytest
 
@@ -9,6 +11,7 @@ from memory.store._settings import offer_code_bindings
 from testkit.job_runner import AGENT, FakeCallSide
 from testkit.mock_room import MockRoom
 from testkit.model_server import ModelServer
+from tests.livekit_server import LiveKitServer
 
 SAVE_TIMEOUT = 6.0
 
@@ -41,3 +44,15 @@ def room() -> MockRoom:
 @pytest.fixture
 def side(room: MockRoom) -> FakeCallSide:
     return FakeCallSide(room)
+
+
+@pytest.fixture(name="livekit")
+async def _livekit(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[LiveKitServer]:
+    """LiveKit's server API stand-in, named in the environment the way the worker gets it."""
+    server = LiveKitServer()
+    await server.start()
+    monkeypatch.setenv("LIVEKIT_URL", server.url)
+    monkeypatch.setenv("LIVEKIT_API_KEY", server.api_key)
+    monkeypatch.setenv("LIVEKIT_API_SECRET", server.api_secret)
+    yield server
+    await server.stop()

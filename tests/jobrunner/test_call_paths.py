@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,18 +60,6 @@ CALLER = "+15105550199"
 REMEMBERED = "Pays by direct debit since March."
 CALLS_KEY = "calls-secret-0123456789abcdefghij"
 DISPATCH = "AgentDispatchService/CreateDispatch"
-
-
-@pytest.fixture(name="livekit")
-async def _livekit(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[LiveKitServer]:
-    """LiveKit's server API stand-in, named in the environment the way the worker gets it."""
-    server = LiveKitServer()
-    await server.start()
-    monkeypatch.setenv("LIVEKIT_URL", server.url)
-    monkeypatch.setenv("LIVEKIT_API_KEY", server.api_key)
-    monkeypatch.setenv("LIVEKIT_API_SECRET", server.api_secret)
-    yield server
-    await server.stop()
 
 
 @pytest.fixture(name="remembered")

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import asyncpg
-import pytest
 from livekit import api, rtc
 
 from sip.dialing import CALLEE_IDENTITY
@@ -19,18 +16,6 @@ from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 
 TESTER_NUMBER = "+34 600 999 888"
 DIALED = "+34600111222"
-
-
-@pytest.fixture
-async def livekit(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[LiveKitServer]:
-    """LiveKit's server API stand-in, named in the environment the way the worker gets it."""
-    server = LiveKitServer()
-    await server.start()
-    monkeypatch.setenv("LIVEKIT_URL", server.url)
-    monkeypatch.setenv("LIVEKIT_API_KEY", server.api_key)
-    monkeypatch.setenv("LIVEKIT_API_SECRET", server.api_secret)
-    yield server
-    await server.stop()
 
 
 async def test_browser_room_identity_comes_from_dispatch_metadata(
