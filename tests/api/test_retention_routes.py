@@ -45,7 +45,8 @@ async def test_the_activity_log_names_the_kinds_never_the_days(client: Client) -
     [entry, *_] = (await response.json())["entries"]
     assert entry["actor"] == "admin" and entry["action"] == "save"
     assert entry["fields"] == ["retention.calls", "retention.sessions"]
-    assert "90" not in str(entry)
+    written = {k: v for k, v in entry.items() if k != "at"}  # a timestamp may hold "90"
+    assert "90" not in str(written) and "14" not in str(written)
 
 
 @pytest.mark.parametrize("days", [MIN_RETENTION_DAYS, MAX_RETENTION_DAYS, None])
