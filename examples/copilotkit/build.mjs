@@ -1,9 +1,10 @@
 // Builds the page into dist/ (index.html, app.js, app.css and the fonts the styles name).
 import { copyFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-const here = import.meta.dirname;
+const here = fileURLToPath(new URL(".", import.meta.url));
 const dist = join(here, "dist");
 await mkdir(dist, { recursive: true });
 const fonts = Object.fromEntries(["woff", "woff2", "ttf", "eot", "svg"].map((ext) => [`.${ext}`, "file"]));

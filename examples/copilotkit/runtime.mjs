@@ -8,6 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 process.env.COPILOTKIT_TELEMETRY_DISABLED ??= "true";
 process.env.DO_NOT_TRACK ??= "1";
@@ -24,7 +25,7 @@ if (!AGUI_URL || !AGUI_KEY) {
   process.exit(2);
 }
 const BASE_PATH = "/api/copilotkit";
-const DIST = join(import.meta.dirname, "dist");
+const DIST = fileURLToPath(new URL("dist", import.meta.url));
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
 const agentUrl = (agentId) => `${AGUI_URL.replace(/\/$/, "")}/agui/${encodeURIComponent(agentId)}`;
 

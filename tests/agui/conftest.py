@@ -90,9 +90,13 @@ async def _agui_app(
 
 
 def agui_web_app(
-    pool: asyncpg.Pool, memory_config: MemoryConfig, model_server: ModelServer
+    pool: asyncpg.Pool,
+    memory_config: MemoryConfig,
+    model_server: ModelServer,
+    agents: str = AGENTS,
 ) -> web.Application:
-    """The web app over the test database, the agents of `outside.py` and the model server."""
+    """The web app over the test database, the agents of `outside.py` (or of the `agents`
+    path) and the model server."""
     chat = ChatConfig(
         base_url=model_server.url,
         api_key="conversation-key",
@@ -102,9 +106,9 @@ def agui_web_app(
     )
     return create_app(
         pool=pool,
-        catalog=Catalog(load_agents(AGENTS)),
+        catalog=Catalog(load_agents(agents)),
         api_keys=parse_api_keys(json.dumps(KEYS)),
         memory_config=memory_config,
         chat=chat,
-        agents_path=AGENTS,
+        agents_path=agents,
     )

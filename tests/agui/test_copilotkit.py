@@ -1,7 +1,8 @@
 """CopilotKit end to end: the example's runtime (`examples/copilotkit/runtime.mjs`, its
 `AgentRunner` sending every run to the AG-UI route and restoring threads with the route's
 connect run) and its page (`<CopilotKit>`, `<CopilotChat>`, `useInterrupt`) in headless
-Chromium, over the real app, its database and the scripted model.
+Chromium, over the real app with the example's agent (`examples/copilotkit/shop.py`), its
+database and the scripted model.
 
 A conversation saves and reads the customer's memory, a held refund is approved in the chat;
 a second one is left pending, the runtime is killed and started again (it kept nothing), the
@@ -19,10 +20,9 @@ import asyncpg
 import pytest
 
 from memory.api import Memory
-from memory.settings import Overrides, SettingsUpdate
-from memory.store import save_settings
+from memory.config import MemoryConfig
 from testkit.model_server import ModelServer
-from tests.agui.conftest import CHAT_KEY, run_body
+from tests.agui.conftest import CHAT_KEY, agui_web_app, run_body
 from tests.agui.copilotkit_page import (
     approval,
     approve,
@@ -33,7 +33,6 @@ from tests.agui.copilotkit_page import (
     say,
     shown,
 )
-from tests.agui.outside import AGENT
 from tests.memory.helpers import add_op
 from tests.rooms.browser import (
     SKIP_REASON,
@@ -43,9 +42,21 @@ from tests.rooms.browser import (
     find_chromium,
     open_page_in,
 )
-from tests.web_clients import Client
+from tests.web_clients import AppClients, Client
 
+AGENT = "desk"
+SHOP = "examples.copilotkit.shop:agents"
 CUSTOMER = "crm/42"
+
+
+@pytest.fixture(name="shop_app")
+async def _shop_app(
+    pool: asyncpg.Pool, memory_config: MemoryConfig, model_server: ModelServer
+) -> AsyncIterator[Client]:
+    """The app serving the example's agent: memory read and saved, `issue_refund` held."""
+    clients = AppClients()
+    yield await clients.serve(agui_web_app(pool, memory_config, model_server, agents=SHOP))
+    await clients.aclose()
 
 
 @pytest.fixture(name="chat_page")
@@ -76,13 +87,12 @@ def tool_results(model_server: ModelServer, content: str) -> int:
 
 
 async def test_a_copilotkit_page_keeps_its_thread_and_approval_across_a_runtime_restart(
-    agui_app: Client,
+    shop_app: Client,
     model_server: ModelServer,
     memory: Memory,
     pool: asyncpg.Pool,
     chat_page: Page,
 ) -> None:
-    await save_settings(pool, AGENT, SettingsUpdate(Overrides(read=True, save=True), None), "t")
     model_server.call_tool("memory_save", {"content": "I prefer email."})
     model_server.answer([add_op("Prefers email.")])
     model_server.call_tool("issue_refund", {"order_id": "A-1", "amount": 10})
@@ -90,7 +100,7 @@ async def test_a_copilotkit_page_keeps_its_thread_and_approval_across_a_runtime_
     model_server.call_tool("memory_read")
     model_server.call_tool("issue_refund", {"order_id": "A-2", "amount": 5})
     model_server.answer_text("Refunded 5 on A-2; we will email you.")
-    service = str(agui_app.make_url("")).rstrip("/")
+    service = str(shop_app.make_url("")).rstrip("/")
 
     async with running(node_binary(), service, CHAT_KEY, AGENT) as runtime:
         await open_chat(chat_page, f"{runtime.url}?customer={CUSTOMER}&agent={AGENT}")
@@ -132,7 +142,7 @@ async def test_a_copilotkit_page_keeps_its_thread_and_approval_across_a_runtime_
 
 
 async def test_the_browser_s_headers_never_reach_the_service(
-    agui_app: Client, model_server: ModelServer
+    shop_app: Client, model_server: ModelServer
 ) -> None:
     """The example forwards none of the browser's headers: a browser-held `Authorization`
     (a 401 at the service) and the `x-stackbone-*` headers (a 400 on the AG-UI route) stay in
@@ -146,7 +156,7 @@ async def test_the_browser_s_headers_never_reach_the_service(
         "x-stackbone-identities": '{"customerId": "crm/99"}',
         "x-agui-runner-forwarded-props": forged.rstrip("="),
     }
-    service = str(agui_app.make_url("")).rstrip("/")
+    service = str(shop_app.make_url("")).rstrip("/")
     async with running(node_binary(), service, CHAT_KEY, AGENT) as runtime:
         base = f"{runtime.url}api/copilotkit/agent/{AGENT}"
         async with aiohttp.ClientSession(headers=browser) as http:
