@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from opentelemetry.trace import Span, StatusCode, Tracer, TracerProvider
+if TYPE_CHECKING:  # the API loads with the first span: a process without tracing never does
+    from opentelemetry.trace import Span, Tracer, TracerProvider
 
 SERVICE_NAME = "caller-memory"
 Attribute = str | int | float | bool
@@ -93,6 +95,8 @@ def finish(current: Span | None, error_code: str | None, **counts: Attribute | N
     """The outcome and content-free figures of the span (None values are left out)."""
     if current is None:
         return
+    from opentelemetry.trace import StatusCode  # noqa: PLC0415  (a span exists: tracing is on)
+
     current.set_attribute("memory.outcome", "failed" if error_code else "ok")
     if error_code:
         current.set_attribute("memory.error_code", error_code)

@@ -14,8 +14,10 @@ from livekit.agents.metrics import LLMModelUsage, STTModelUsage, TTSModelUsage
 from prometheus_client import Counter, Histogram
 
 from infra.prometheus_dir import ensure_multiprocess_dir
+from memory.extraction import register_metrics
 
 ensure_multiprocess_dir()  # before the first metric: see infra.prometheus_dir
+register_metrics()  # the memory core's (an add loads them otherwise): shown from the start
 
 MEMORY_READY_SECONDS: Final = Histogram(
     "caller_memory_call_memory_ready_seconds",

@@ -1,13 +1,12 @@
 """One structured event and its metrics per extraction: model, tokens, latency and outcome,
-never content."""
+never content. The metrics (prometheus_client) load with the first add, or at the start of a
+process that serves them (`memory.extraction.register_metrics`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import structlog
-
-from memory.extraction._metrics import observe_extraction
 
 log = structlog.get_logger("memory.telemetry")
 
@@ -25,6 +24,8 @@ class ExtractionRecord:
     error_code: str | None = None
 
     def emit(self) -> None:
+        from memory.extraction._metrics import observe_extraction  # noqa: PLC0415  (adds only)
+
         observe_extraction(
             outcome=self.outcome,
             error_code=self.error_code,

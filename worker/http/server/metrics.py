@@ -14,8 +14,10 @@ from prometheus_client import REGISTRY, Counter, Histogram
 from prometheus_client.aiohttp import make_aiohttp_handler
 
 from infra.prometheus_dir import ensure_multiprocess_dir
+from memory.extraction import register_metrics
 
 ensure_multiprocess_dir()  # before the first metric: see infra.prometheus_dir
+register_metrics()  # the memory core's (an add loads them otherwise): shown from the start
 
 PORT_VAR: Final = "WEB_METRICS_PORT"
 
