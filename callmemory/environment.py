@@ -1,13 +1,13 @@
 """The one settings model: every variable of the worker, the web process and the CLIs.
 
-`Environment` is a pydantic-settings model; each field's alias is the variable's name, and each
-default is written here once. Each entry point (the worker's main process and its job
-entrypoint, the web process, a CLI command, `CallerMemory.from_env`) reads it once, after
-`load_env_local` completed the process environment with `.env.local` (the real environment wins
-over the file), and passes typed, frozen configs down (`callmemory.config`, `worker.config`,
-`worker.voice_settings`, `worker.http.server.serving`). Nothing below `callmemory` reads the
-environment. Reading validates every variable at once: the `ConfigError` lists each missing or
-invalid one on its own line, naming it and the rule.
+`Environment` is a pydantic model of the variables given (`given_values`); each field's alias
+is the variable's name, and each default is written here once. Each entry point (the worker's
+main process and its job entrypoint, the web process, a CLI command, `CallerMemory.from_env`)
+reads it once, after `load_env_local` completed the process environment with `.env.local` (the
+real environment wins over the file), and passes typed, frozen configs down (`callmemory.config`,
+`worker.config`, `worker.voice_settings`, `worker.http.server.serving`). Nothing below
+`callmemory` reads the environment. Reading validates every variable at once: the `ConfigError`
+lists each missing or invalid one on its own line, naming it and the rule.
 """
 
 from __future__ import annotations
@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, model_validator
-from pydantic_settings import (
-    BaseSettings,
-    EnvSettingsSource,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
 )
 
 from callmemory.env_local import ENV_LOCAL as ENV_LOCAL  # noqa: PLC0414  (re-exported)
@@ -100,15 +102,20 @@ Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 assert set(Effort.__args__) == set(REASONING_EFFORTS)  # type: ignore[attr-defined]
 
 
-class Environment(BaseSettings):
-    """Every variable, its default and its rule (see `.env.example` and docs/configuration.md)."""
+class Environment(BaseModel):
+    """Every variable, its default and its rule (see `.env.example` and docs/configuration.md).
 
-    model_config = SettingsConfigDict(
-        case_sensitive=True,
-        env_ignore_empty=True,  # an empty (or blank) variable is unset (but `OFF_WHEN_EMPTY`)
+    Validated from `given_values` (names matched exactly; a blank variable is unset, but
+    `OFF_WHEN_EMPTY`'s), defaults too. A plain pydantic model: pydantic-settings would cost
+    every command its import for reading one mapping (docs/performance.md, "A CLI without a
+    voice stack").
+    """
+
+    model_config = ConfigDict(
         extra="ignore",
         frozen=True,
         populate_by_name=False,
+        validate_default=True,
     )
 
     # database (all processes)
@@ -305,30 +312,6 @@ class Environment(BaseSettings):
     def migrate_on_start(self) -> bool:
         return self.memory_migrate_on_start in {"1", "true", "yes"}
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Only the given mapping (`read`): `.env.local` is merged into the process earlier."""
-        return (init_settings,)
-
-
-class _MappingSource(EnvSettingsSource):
-    """pydantic-settings' environment source over a given mapping instead of `os.environ`."""
-
-    def __init__(self, env: Mapping[str, str]) -> None:
-        self._mapping = env
-        super().__init__(Environment, case_sensitive=True, env_ignore_empty=True)
-
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        given = self._mapping.items()
-        return {n: v.strip() and v for n, v in given if v.strip() or n in OFF_WHEN_EMPTY}
-
 
 def default(variable: str) -> Any:
     """The model's default for `variable`: typed configs take their defaults from here."""
@@ -372,7 +355,12 @@ def given_values(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     For checks that must run even when another variable is invalid, so that every problem is
     named in one message.
     """
-    return _MappingSource(os.environ if env is None else env)()
+    given = os.environ if env is None else env
+    return {
+        name: value.strip() and value
+        for name in variables()
+        if (value := given.get(name)) is not None and (value.strip() or name in OFF_WHEN_EMPTY)
+    }
 
 
 def read(env: Mapping[str, str] | None = None, *, required: Sequence[Required] = ()) -> Environment:
