@@ -30,13 +30,10 @@ import asyncpg
 import structlog
 
 from callmemory.config import CallConfig, load_call_config
-from callmemory.process import job_database_url
 from infra.database import PoolTimeouts, close_pool
 from memory.config import ConfigError
-from memory.contract import MemoryFailure
-from memory.store import DB_ERRORS
 
-if TYPE_CHECKING:  # livekit and the call's runtime load with the worker, not with the CLI
+if TYPE_CHECKING:  # livekit, the call's runtime and the store load with a job, not the CLI
     from livekit.agents import JobProcess
 
     from callmemory.runtime import Runtime
@@ -76,7 +73,10 @@ def prewarm(proc: JobProcess) -> None:
     """livekit's setup function: the process's pool connected and checked before any job."""
     from livekit.agents import JobExecutorType  # noqa: PLC0415  (livekit runs this: loaded)
 
-    from callmemory.runtime import CLOSE_SECONDS, new_runtime  # noqa: PLC0415  (calls only)
+    from callmemory.process import job_database_url  # noqa: PLC0415  (calls only, as below)
+    from callmemory.runtime import CLOSE_SECONDS, new_runtime  # noqa: PLC0415
+    from memory.contract import MemoryFailure  # noqa: PLC0415
+    from memory.store import DB_ERRORS  # noqa: PLC0415
 
     if proc.executor_type != JobExecutorType.PROCESS:
         return
@@ -105,7 +105,8 @@ def prewarm(proc: JobProcess) -> None:
 
 def job_runtime(proc: JobProcess, config: CallConfig) -> Runtime:
     """The job's runtime: on the process's warm pool (taken once) when it fits, else cold."""
-    from callmemory.runtime import new_runtime  # noqa: PLC0415  (calls only: not the CLI's)
+    from callmemory.process import job_database_url  # noqa: PLC0415  (calls only: not the CLI's)
+    from callmemory.runtime import new_runtime  # noqa: PLC0415
 
     url = job_database_url(config)
     warm = proc.userdata.pop(WARM_KEY, None)
