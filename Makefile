@@ -2,7 +2,7 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test test-pooler check lint bench lock
+.PHONY: setup run test test-pooler test-copilotkit check lint bench lock
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -47,6 +47,20 @@ test: setup
 POOLED := tests/memory tests/chat tests/documents tests/api tests/jobrunner
 test-pooler: setup
 	$(BIN)/pytest -q $(PARALLEL) --through-pgbouncer $(POOLED)
+
+# the CopilotKit example (examples/copilotkit, README there): its packages (about 1,150, from its
+# own lock file, kept out of `setup`), its page built, then its test in headless Chromium;
+# REQUIRE_COPILOTKIT turns the test's skip (no packages, no page) into a failure
+COPILOTKIT := examples/copilotkit
+$(COPILOTKIT)/node_modules/.installed: $(COPILOTKIT)/package.json $(COPILOTKIT)/package-lock.json
+	cd $(COPILOTKIT) && SCARF_ANALYTICS=false npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(COPILOTKIT)/dist/app.js: $(COPILOTKIT)/node_modules/.installed $(COPILOTKIT)/build.mjs $(wildcard $(COPILOTKIT)/page/*)
+	cd $(COPILOTKIT) && node build.mjs
+
+test-copilotkit: setup $(COPILOTKIT)/dist/app.js
+	REQUIRE_COPILOTKIT=1 $(BIN)/pytest -q tests/agui/test_copilotkit.py
 
 # the inner loop (about a minute): the linters, then the tests that need no database and start
 # no process (marked `unit` automatically, tests/conftest.py)

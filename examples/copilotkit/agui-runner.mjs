@@ -40,13 +40,15 @@ function takeProps(headers) {
 
 // The events of one HTTP run of `agent`; a failure (the service's 4xx/5xx, a stream cut before
 // its last event) ends it as the in-memory runner does: what was open closed, then a RUN_ERROR.
-function relay(agent, input, onDone) {
+// Unsubscribing (the browser went away) cancels the request, so the service keeps nothing of
+// the turn, as with any client that goes away mid-run. `held` hears when it starts and ends.
+function relay(agent, input, held = {}) {
   return new Observable((subscriber) => {
+    held.start?.();
     const seen = [];
     const finish = (error) => {
       const options = error === undefined ? {} : { interruptionMessage: String(error?.message ?? error) };
       for (const event of finalizeRunEvents(seen, options)) subscriber.next(event);
-      onDone?.();
       subscriber.complete();
     };
     const inner = agent.run(input).subscribe({
@@ -57,7 +59,10 @@ function relay(agent, input, onDone) {
       error: finish,
       complete: () => finish(),
     });
-    return () => inner.unsubscribe();
+    return () => {
+      inner.unsubscribe();
+      held.done?.();
+    };
   });
 }
 
@@ -72,11 +77,11 @@ export class AguiServiceRunner extends AgentRunner {
 
   run({ threadId, agent, input }) {
     if (this.#running.has(threadId)) throw new Error("Thread already running");
-    this.#running.set(threadId, { runId: input.runId, agent });
-    const done = () => {
-      if (this.#running.get(threadId)?.agent === agent) this.#running.delete(threadId);
-    };
-    return relay(agent, input, done);
+    const run = { runId: input.runId, agent };
+    return relay(agent, input, {
+      start: () => this.#running.set(threadId, run),
+      done: () => this.#running.get(threadId) === run && this.#running.delete(threadId),
+    });
   }
 
   connect({ threadId, agentId, headers }) {
