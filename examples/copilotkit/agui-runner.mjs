@@ -17,15 +17,17 @@ import { Observable } from "rxjs";
 export const PROPS_HEADER = "x-agui-runner-forwarded-props";
 
 export const connectPropsHook = async ({ request, route }) => {
+  const connect = route.method === "agent/connect";
+  if (!connect && !request.headers.has(PROPS_HEADER)) return undefined;
   const headers = new Headers(request.headers);
   headers.delete(PROPS_HEADER);
-  if (route.method === "agent/connect") {
+  if (connect) {
     const body = await request.clone().json().catch(() => ({}));
     const props = JSON.stringify(body?.forwardedProps ?? {});
     headers.set(PROPS_HEADER, Buffer.from(props).toString("base64url"));
   }
   const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.arrayBuffer();
-  return new Request(request.url, { method: request.method, headers, body });
+  return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
 };
 
 function takeProps(headers) {
