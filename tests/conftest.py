@@ -33,7 +33,7 @@ from infra.migrate import migrate
 from memory.api import Memory, open_memory
 from memory.config import MemoryConfig
 from memory.store._facts import MemoryStore
-from testkit.databases import drop_database, with_database
+from testkit.databases import drop_database, superuser_missing, with_database
 from testkit.model_server import ModelServer
 from testkit.pgbouncer import PgBouncer
 from testkit.spare_databases import SpareDatabases
@@ -210,9 +210,19 @@ async def _role_limits(url: str, name: str, limits: PoolTimeouts) -> None:
 
 
 @pytest.fixture(scope="session")
-def spare_databases(pg_admin_url: str, template_db: str) -> Iterator[SpareDatabases]:
-    """Clones of the template made ahead, while the tests before run (`testkit.spare_databases`)."""
-    spares = SpareDatabases(pg_admin_url, template_db)
+def spare_databases(
+    request: pytest.FixtureRequest, pg_admin_url: str, template_db: str
+) -> Iterator[SpareDatabases]:
+    """Databases like the template made ahead, while the tests before run: clones, and used
+    ones emptied back to the template where that is safe (`testkit.spare_databases`; not through
+    PgBouncer, whose pooled server sessions a reset would end; `TEST_DATABASE_REUSE=0` clones
+    every time)."""
+    reuse = (
+        os.environ.get("TEST_DATABASE_REUSE", "1") != "0"
+        and not request.config.getoption(THROUGH_PGBOUNCER)
+        and asyncio.run(superuser_missing(pg_admin_url)) is None
+    )
+    spares = SpareDatabases(pg_admin_url, template_db, reuse=reuse)
     yield spares
     spares.close()
 
@@ -224,7 +234,7 @@ async def direct_database_url(
     """A migrated database of its own for this test, at the database's own address."""
     name = await asyncio.to_thread(spare_databases.take)
     yield with_database(pg_admin_url, name)
-    spare_databases.drop(name)
+    spare_databases.hand_back(name)
 
 
 @pytest.fixture
@@ -249,6 +259,17 @@ def database_env(
         "DATABASE_POOLER": pool_timeouts.pooler,
         "DATABASE_DIRECT_URL": direct_database_url,
     }
+
+
+@pytest.fixture
+def pgdata_dir() -> Iterator[Path]:
+    """A data directory for an embedded server a test starts, outside pytest's own temporary
+    directory: as root the package opens the data directory's parents to its `pgserver` user,
+    and every pytest process that starts closes `/tmp/pytest-of-root` again (mode 0700), which
+    made such a server's `initdb` fail now and then under xdist."""
+    base = Path(tempfile.mkdtemp(prefix=f"caller-memory-embedded-{WORKER}-"))
+    yield base / "pgdata"
+    shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture

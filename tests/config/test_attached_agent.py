@@ -56,14 +56,14 @@ async def test_a_malformed_call_variable_at_import_is_one_line(
 
 
 async def test_the_main_process_of_a_serving_command_starts_the_embedded_postgres(
-    tmp_path: Path,
+    tmp_path: Path, pgdata_dir: Path
 ) -> None:
-    env = {"MEMORY_PGDATA": str(tmp_path / "pgdata")}
+    env = {"MEMORY_PGDATA": str(pgdata_dir)}
     show = SHOW_URL.format(cmd="console", name="front_desk") + "print(os.environ['DATABASE_URL'])"
     code, out, err = await python(show, env, tmp_path)
     assert code == 0, err
     assert out.splitlines()[-1].startswith("postgresql://")  # exported: jobs inherit it
-    assert (tmp_path / "pgdata" / "PG_VERSION").is_file()
+    assert (pgdata_dir / "PG_VERSION").is_file()
 
 
 async def test_download_files_and_help_start_no_database(tmp_path: Path) -> None:

@@ -36,9 +36,9 @@ sys.stdin.read()  # up until the test closes stdin, then stopped as the last one
 
 
 @pytest.fixture(name="held")
-async def _held(tmp_path: Path) -> AsyncIterator[tuple[Path, asyncio.subprocess.Process]]:
+async def _held(pgdata_dir: Path) -> AsyncIterator[tuple[Path, asyncio.subprocess.Process]]:
     """An embedded server kept up by another process, as `make run` keeps it."""
-    data_dir = tmp_path / "pgdata"
+    data_dir = pgdata_dir
     holder = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",

@@ -67,9 +67,9 @@ async def _collect(stream: asyncio.StreamReader, into: list[str]) -> None:
     (ROOT / ".env.local").exists(), reason="a .env.local in the checkout configures `make run`"
 )
 async def test_make_run_prints_an_address_that_opens_the_console_signed_in(
-    page: Page, tmp_path: Path
+    page: Page, pgdata_dir: Path
 ) -> None:
-    data_dir, port = tmp_path / "pgdata", free_port()
+    data_dir, port = pgdata_dir, free_port()
     async with make_run(data_dir, port) as (address, output):
         secret = address.partition("#key=")[2]
         assert address.startswith(f"http://127.0.0.1:{port}/memory/#key=") and secret
