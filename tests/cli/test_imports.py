@@ -1,6 +1,9 @@
 """The CLI's commands that run no call load no voice stack: no `livekit` module is imported by
 the `memory`, `docs`, `sessions` or `decisions` commands, read from `python -X importtime` of
-the real command against the test database (its whole run, not only `import worker.cli`)."""
+the real command against the test database (its whole run, not only `import worker.cli`).
+A recall loads neither what only other processes or commands use (`NOT_IN_A_RECALL`) nor the
+API's other answer families: read from the modules its process holds at exit (`HELD`), since
+the report leaves out what `importlib.import_module` loads (the answers' lazy families)."""
 
 from __future__ import annotations
 
@@ -25,6 +28,16 @@ COMMANDS = {  # a command line, and a module its work imports (so the report cov
     ("sessions", "list", "support"): "chat.sessions",
     ("decisions", "list"): "chat.decisions",
 }
+
+NOT_IN_A_RECALL = ("pydantic_settings", "prometheus_client", "opentelemetry")
+"""Packages a recall does not use: settings sources (the environment is a plain model), the
+metrics (loaded with an add or by a process serving them) and tracing (with a first span)."""
+ANSWERS = "worker.http.server.answers"
+HELD = (
+    "import atexit, json, sys; atexit.register(lambda: print(json.dumps(sorted(sys.modules))));"
+    " from worker.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+"""`caller-memory` whose last line on stdout lists every module its process held at exit."""
 
 
 def imported(importtime: str) -> set[str]:
@@ -63,6 +76,19 @@ async def test_commands_without_calls_import_no_livekit(
         assert isinstance(json.loads(out), dict)  # the command ran and printed its body
         assert used in modules and "worker.http.wires" not in modules
         assert sorted(m for m in modules if m.split(".")[0] == "livekit") == [], args
+
+
+async def test_a_recall_loads_its_one_answer_and_no_metrics_settings_sources_or_tracing(
+    database_url: str,
+) -> None:
+    args = ("-c", HELD, "memory", "recall", "support", "+34111111112")
+    code, out, _ = await run_timed(database_url, *args)
+    *body, held = out.splitlines()
+    assert code == 0 and json.loads("\n".join(body))["facts"] == []
+    modules = set(json.loads(held))
+    answers = {m for m in modules if m.startswith(f"{ANSWERS}.")}
+    assert answers == {f"{ANSWERS}.base", f"{ANSWERS}.customers"}
+    assert sorted(m for m in modules if m.split(".")[0] in NOT_IN_A_RECALL) == []
 
 
 async def test_the_report_names_livekit_when_it_is_imported(database_url: str) -> None:
