@@ -72,9 +72,9 @@ async def test_everything_by_keyboard_with_visible_focus(
     assert await prop(page, "sessions", "hidden") is False
     await wait_text(page, "status", "session(s)")
     await press(page, "Tab")  # Refresh
-    await press(page, "Tab")  # the calls waiting for a decision: their scroll region (none)
-    await press(page, "Tab")  # the customer filter's field
+    await press(page, "Tab")  # the customer filter's field (both lists below)
     await press(page, "Tab")  # its Show button
+    await press(page, "Tab")  # the calls waiting for a decision: their scroll region (none)
     await press(page, "Tab")  # the sessions table's scroll region
     await press(page, "Tab")  # the first session's Open
     assert await page.evaluate("document.activeElement.textContent") == "Open"

@@ -1,10 +1,9 @@
 // The Sessions view: the agent's held tool calls waiting for a decision (each opened in the
-// Playground, where it is decided), then its chat sessions, most recently used first, 100 at a
-// time ("More sessions" follows the listing's Link header), of one customer if the filter names
-// one; open one
-// to read each turn's user message, reply, tokens and duration, and its run detail (the tool
-// calls behind it: arguments, results, durations, decisions); continue a session in the
-// Playground.
+// Playground, where it is decided), then its chat sessions, most recently used first; both lists
+// 100 at a time ("More waiting calls", "More sessions" follow their listing's Link header), of one
+// customer when the filter names one; open a session to read each turn's user message, reply,
+// tokens and duration, and its run detail (the tool calls behind it: arguments, results,
+// durations, decisions); continue a session in the Playground.
 import { ApiError, api, apiPage } from "./api.js";
 import { $, button, element, fill, guarded, load, loading, row, show, timeElement, when } from "./dom.js";
 import { state } from "./state.js";
@@ -50,33 +49,38 @@ function argumentsText(raw) {
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
-// the agent's pending decisions; a key without the decisions scope: said so, the list hidden
-async function loadWaiting() {
-  const query = `agent=${encodeURIComponent(state.agent)}&status=pending`;
-  let count = 0;
-  try {
-    await load($("waiting-list").tBodies[0], async () => {
-      const { decisions } = await api("GET", `/api/chat/decisions?${query}`);
-      count = decisions.length;
-      return decisions.map((d) => row(
-        waitedCell(d.createdAt),
-        element("span", customerText(d.identities), "id"),
-        element("span", d.sessionKey, "id"),
-        d.tool,
-        element("code", argumentsText(d.arguments)),
-        button("Decide in Playground", guarded(() => decideInPlayground(d)), "open-decision"),
-      ));
-    }, "Nothing is waiting for a decision.");
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 403)) throw error;
-    $("waiting-region").hidden = true;
-    $("waiting-note").hidden = false;
-    return 0;
-  }
-  $("waiting-region").hidden = false;
-  $("waiting-note").hidden = true;
-  return count;
+// a listing shown a page at a time: the first page, then `more` follows its Link header (the
+// button hidden on the last page) and moves the focus to the first added row's `focusClass`
+function paged(tableId, moreId, rowsOf, focusClass) {
+  const list = { next: null, count: 0 };
+  const added = ({ body, next }) => {
+    const rows = rowsOf(body);
+    list.next = next;
+    list.count += rows.length;
+    $(moreId).hidden = next === null;
+    return rows;
+  };
+  list.first = async (path, empty) => {
+    Object.assign(list, { next: null, count: 0 });
+    $(moreId).hidden = true;
+    await load($(tableId).tBodies[0], async () => added(await apiPage(path)), empty);
+  };
+  list.more = async () => {
+    const rows = added(await apiPage(list.next));
+    $(tableId).tBodies[0].append(...rows);
+    rows[0]?.querySelector(`.${focusClass}`)?.focus();
+  };
+  return list;
 }
+
+const waitingRow = (d) => row(
+  waitedCell(d.createdAt),
+  element("span", customerText(d.identities), "id"),
+  element("span", d.sessionKey, "id"),
+  d.tool,
+  element("code", argumentsText(d.arguments)),
+  button("Decide in Playground", guarded(() => decideInPlayground(d)), "open-decision"),
+);
 
 const sessionRow = (s) => row(
   timeElement(s.updatedAt),
@@ -87,49 +91,56 @@ const sessionRow = (s) => row(
   button("Open", guarded(() => openSession(s)), "open-session"),
 );
 
-let nextPage = null; // the next page's path (the listing's Link header), null on the last
-let listed = 0;
+const waiting = paged(
+  "waiting-list", "waiting-more", (body) => body.decisions.map(waitingRow), "open-decision");
+const sessions = paged(
+  "sessions-list", "sessions-more", (body) => body.sessions.map(sessionRow), "open-session");
 
-// pages of 100, most recently used first; of one customer when the filter names one
-function firstPage() {
+// the filter's customer as a query parameter ("" when it names none)
+function onlyCustomer() {
   const customer = $("sessions-customer").value.trim();
-  const only = customer ? `&customer=${encodeURIComponent(customer)}` : "";
-  return sessionsPath(`?limit=100${only}`);
+  return customer ? `&customer=${encodeURIComponent(customer)}` : "";
 }
 
-function counted(waiting) {
-  const more = nextPage ? " shown, more follow" : "";
-  const sessions = `${listed} session(s)${more}`;
-  return waiting ? `${sessions}; ${waiting} call(s) waiting for a decision.` : `${sessions}.`;
+// the agent's pending decisions, of the filter's customer; a key without the decisions scope:
+// said so, the list hidden
+async function loadWaiting(only) {
+  const query = `agent=${encodeURIComponent(state.agent)}&status=pending&limit=100${only}`;
+  const empty = only ? "Nothing of this customer is waiting for a decision."
+    : "Nothing is waiting for a decision.";
+  try {
+    await waiting.first(`/api/chat/decisions?${query}`, empty);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 403)) throw error;
+    $("waiting-region").hidden = true;
+    $("waiting-note").hidden = false;
+    return;
+  }
+  $("waiting-region").hidden = false;
+  $("waiting-note").hidden = true;
+}
+
+function counted() {
+  const more = (list) => (list.next ? " shown, more follow" : "");
+  const listed = `${sessions.count} session(s)${more(sessions)}`;
+  if (!waiting.count) return `${listed}.`;
+  return `${listed}; ${waiting.count} call(s) waiting for a decision${more(waiting)}.`;
 }
 
 export async function loadSessions() {
   $("sessions-agent").textContent = state.agent;
   $("session").hidden = true;
-  const waiting = await loadWaiting();
-  nextPage = null;
-  const empty = $("sessions-customer").value.trim()
-    ? "No chat sessions of this customer." : "No chat sessions for this agent yet.";
-  await load($("sessions-list").tBodies[0], async () => {
-    const { body, next } = await apiPage(firstPage());
-    nextPage = next;
-    listed = body.sessions.length;
-    return body.sessions.map(sessionRow);
-  }, empty);
-  $("sessions-more").hidden = nextPage === null;
-  show(counted(waiting));
+  const only = onlyCustomer();
+  await loadWaiting(only);
+  const empty = only ? "No chat sessions of this customer." : "No chat sessions for this agent yet.";
+  await sessions.first(sessionsPath(`?limit=100${only}`), empty);
+  show(counted());
 }
 
-async function loadMore() {
-  const { body, next } = await apiPage(nextPage);
-  const added = body.sessions.map(sessionRow);
-  $("sessions-list").tBodies[0].append(...added);
-  nextPage = next;
-  listed += added.length;
-  $("sessions-more").hidden = nextPage === null;
-  if (added.length) added[0].querySelector(".open-session")?.focus();
-  show(counted(0));
-}
+const moreOf = (list) => async () => {
+  await list.more();
+  show(counted());
+};
 
 function turnPart(label, text) {
   const part = element("div", undefined, "turn-part");
@@ -196,7 +207,8 @@ export function bindSessions(onContinue) {
     event.preventDefault();
     guarded(loadSessions)();
   });
-  $("sessions-more").addEventListener("click", guarded(loadMore));
+  $("sessions-more").addEventListener("click", guarded(moreOf(sessions)));
+  $("waiting-more").addEventListener("click", guarded(moreOf(waiting)));
   $("session-delete").addEventListener("click", () => {
     $("session-confirm").hidden = false;
     $("session-confirm-button").focus();
