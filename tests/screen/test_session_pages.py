@@ -26,8 +26,8 @@ COPIES = f"""insert into {S}.chat_decisions (id, session_id, session_key, agent_
   select gen_random_uuid(), session_id, 'held-' || n, agent_id, tool_call_id, tool, arguments,
     allowed, jsonb_build_object('customerId', c), c, settings, progress,
     created_at - make_interval(secs => n)
-  from {S}.chat_decisions, generate_series(1, $2) as n,
-    lateral (select case when n % 2 = 0 then $3 else $4 end) as who (c)
+  from {S}.chat_decisions, generate_series($2::int, $3::int) as n,
+    lateral (select case when n % 2 = 0 then $4 else $5 end) as who (c)
   where id = $1::uuid"""
 
 
@@ -71,13 +71,19 @@ async def filter_by(page: Page, customer: str) -> None:
 async def test_more_waiting_calls_follow_and_the_customer_filter_narrows_them(
     page: Page, shop_client: Client, model_server: ModelServer, pool: asyncpg.Pool
 ) -> None:
-    """105 pending decisions (one parked, 104 copies of it, older): 100 listed, then the rest;
-    the customer filter keeps one customer's, and nobody's leaves the list empty, said so."""
+    """100 pending decisions (one parked, copies of it, older) are one page; at 105, 100 are
+    listed, then the rest; the customer filter keeps one customer's, and nobody's leaves the
+    list empty, said so."""
     key = "web-thread-0"
     parked = await park_refund(shop_client, model_server, key, auth())
-    await pool.execute(COPIES, parked, 104, CUSTOMER, OTHER)
+    await pool.execute(COPIES, parked, 1, 99, CUSTOMER, OTHER)
     await sign_in(page, shop_client, AGENT)
     await click(page, "tab-sessions")
+    await wait_text(page, "status", "1 session(s); 100 call(s) waiting for a decision.")
+    assert await prop(page, "waiting-more", "hidden") is True  # at the limit: one page
+
+    await pool.execute(COPIES, parked, 100, 104, CUSTOMER, OTHER)
+    await click(page, "sessions-refresh")
     await wait_text(page, "status", "1 session(s); 100 call(s) waiting for a decision shown, more")
     assert len(await page.evaluate(WAITING.format(2))) == 100
     assert await prop(page, "waiting-more", "hidden") is False
