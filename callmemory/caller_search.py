@@ -12,7 +12,10 @@ caller, gets "not available" and no fact. Each search (`Memory.search`, hybrid: 
 where embeddings are configured, else by text) runs within a deadline (`infra.deadline`):
 past it the model is told at once that memory search is unavailable, and the work is
 abandoned to the background. Each search leaves a read record (the job, channel `voice`,
-route `memory_search`, the number of hits). Logs carry outcome codes, never the query nor what
+route `memory_search`, the number of hits). On a LiveKit text session (`callmemory.text`)
+each turn registers its own binding instead: the agent and the customer the turn's memory
+tools act for, read records on channel `livekit-text`, and a tool error when the turn's
+settings could not be read. Logs carry outcome codes, never the query nor what
 was found.
 """
 
@@ -58,6 +61,8 @@ class CallSearch:
     agent_id: str
     user_id: str | None
     reader: str | None = None  # the job, as each search's read record names it
+    channel: str = "voice"  # each search's read record: `livekit-text` on a text session
+    refusal: str | None = None  # set: memory cannot be read now; each search is this tool error
 
 
 _CALLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, CallSearch] = (
@@ -74,7 +79,11 @@ def searchable(plan: MemoryPlan) -> str | None:
 def register_call(memory: Memory, plan: MemoryPlan) -> None:
     """At attach: the tool on this loop searches `plan`'s caller (if readable) with `memory`;
     each search is recorded as a read by the running job."""
-    call = CallSearch(memory, plan.agent_id, searchable(plan), _job_id())
+    register_search(CallSearch(memory, plan.agent_id, searchable(plan), _job_id()))
+
+
+def register_search(call: CallSearch) -> None:
+    """The tool on this loop searches as `call` says (a text session: each turn's binding)."""
     _CALLS[asyncio.get_running_loop()] = call
 
 
@@ -119,12 +128,16 @@ def memory_search(
             return UNAVAILABLE
         assert result.data is not None
         hits = len(result.data.items)  # the read's record: who, the channel, counts only
-        read = Read(call.agent_id, user_id, call.reader, "voice", "memory_search", {"hits": hits})
+        read = Read(
+            call.agent_id, user_id, call.reader, call.channel, "memory_search", {"hits": hits}
+        )
         await call.memory.note_read(read)
         return render(result.data)
 
     async def search(query: str) -> str:
         call = _CALLS.get(asyncio.get_running_loop())
+        if call is not None and call.refusal is not None:
+            raise ToolError(call.refusal)
         if call is None or call.user_id is None:
             return NOT_AVAILABLE
         try:

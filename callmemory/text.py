@@ -14,6 +14,9 @@ code is logged (`text.turn_tools`), never the value. When the settings cannot be
 database down or late) memory is not silently left out: the sender's client gets one
 `memory.error` packet on the room's data channel (`unavailable_notice`), and the turn offers
 both memory tools, each answering the model a tool error (`memory_unavailable`).
+`memory_search()` among the agent's own tools searches for the same agent and customer, from
+the turn's binding (`search_binding`): nobody's memory without read on and a customer, the
+same tool error when the settings could not be read.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from livekit import rtc
 from livekit.agents import Agent, AgentSession, llm
 from livekit.agents.voice.room_io import RoomOptions, TextInputEvent, TextInputOptions
 
+from callmemory.caller_search import CallSearch, forget_call, register_search
 from callmemory.runtime import Runtime
 from chat import (
     MEMORY_READ,
@@ -59,6 +63,7 @@ SETTINGS_SECONDS: Final = 2.0
 ERROR_TOPIC: Final = "memory.error"
 """The data channel topic of the notice a text turn's client gets when memory is unavailable."""
 UNAVAILABLE: Final = "memory is unavailable for this turn: the agent's settings could not be read"
+_UNAVAILABLE_ERROR: Final = json.dumps({"error": "memory_unavailable", "message": UNAVAILABLE})
 Run = Callable[[ToolName, Mapping[str, object]], Awaitable[str]]
 
 
@@ -159,10 +164,18 @@ class TextMemory:
         except Exception as exc:  # the turn still gets its answer, without memory tools
             log.warning("text.tools_not_offered", agent_id=self._agent_id, error=type(exc).__name__)
             self._binding = binding = TurnBinding(None, "tools_not_offered")
+        register_search(self.search_binding(binding))  # whom `memory_search()` searches
         log.info(
             "text.turn_tools", agent_id=self._agent_id, tools=list(offered), reason=binding.reason
         )
         return binding
+
+    def search_binding(self, binding: TurnBinding) -> CallSearch:
+        """Whose facts `memory_search()` finds this turn: the customer when read is on."""
+        scope, memory, job = binding.scope, self._runtime.memory, self._origin.job_id
+        user = scope.user_id if scope is not None and scope.settings.read else None
+        refusal = _UNAVAILABLE_ERROR if binding.reason == SETTINGS_UNAVAILABLE else None
+        return CallSearch(memory, self._agent_id, user, job, self._origin.channel, refusal)
 
     async def _notify(self, participant: rtc.RemoteParticipant | None, reason: str) -> None:
         """Tell the sender's client (only them) that this turn runs without memory."""
@@ -208,7 +221,7 @@ class TextMemory:
         """One tool call, for the scope bound at the turn's start (never logged)."""
         scope = self._binding.scope
         if self._binding.reason == SETTINGS_UNAVAILABLE:
-            raise llm.ToolError(json.dumps({"error": "memory_unavailable", "message": UNAVAILABLE}))
+            raise llm.ToolError(_UNAVAILABLE_ERROR)
         if scope is None or name not in scope.offered:
             return json.dumps({"error": "unknown_tool"})
         scope = dataclasses.replace(scope, origin=self._origin)
@@ -216,6 +229,7 @@ class TextMemory:
 
     async def aclose(self) -> None:
         """At the job's end: the pool, then the spans (nothing is saved at close)."""
+        forget_call(asyncio.get_running_loop())
         if self._connect is not None and not self._connect.done():
             self._connect.cancel()
         await self._runtime.aclose()
