@@ -6,7 +6,8 @@ refusal prints one `error: ...` line on stderr: exit code 2 for bad input or con
 when something else failed (the database, the model provider, LiveKit). Never a traceback.
 
 `dial` starts an outbound call the way `POST /api/voice/calls` does: it dispatches the agent
-into a new room with the number and trunk in server-owned job metadata, and the job dials. It
+into a new room with the number and trunk in server-owned job metadata, and the job dials;
+repeated `--identity NAME=VALUE` options are the route's `identities` (the same rules). It
 prints the room, never the number. `worker` hands its arguments to the LiveKit agents CLI
 (`caller-memory worker start`), `web` serves the HTTP API.
 """
@@ -47,6 +48,7 @@ GROUPS: Final = {
     "prompt": "worker.prompt_commands:prompt_app",
 }
 """The command groups, each imported only when a command line reaches it."""
+IDENTITY: Final = "--identity"
 
 
 def with_groups(args: Sequence[str]) -> typer.Typer:
@@ -68,10 +70,32 @@ def print_json(body: dict[str, Any]) -> None:
     print(json.dumps(body, ensure_ascii=False, indent=2))
 
 
-async def _dial(dispatcher: Dispatcher, agent: str, number: str, trunk: str) -> dict[str, Any]:
+def identity_options(pairs: Sequence[str]) -> dict[str, str]:
+    """`--identity NAME=VALUE` options as the route's `identities` map, by the same rules
+    (`chat.identities.check_identities`); a broken one is a usage refusal naming the option."""
+    from chat.identities import InvalidIdentities, check_identities  # noqa: PLC0415
+
+    identities: dict[str, str] = {}
+    for pair in pairs:
+        name, equals, value = pair.partition("=")
+        if not equals:
+            raise Refused(EXIT_USAGE, f"{IDENTITY}: must be NAME=VALUE")
+        if name in identities:  # never the name itself: it can be user content
+            raise Refused(EXIT_USAGE, f"{IDENTITY}: each name must be given once")
+        identities[name] = value
+    try:
+        return check_identities(identities)
+    except InvalidIdentities as broken:
+        raise Refused(EXIT_USAGE, InvalidIdentities(broken.rule, IDENTITY).message) from None
+
+
+async def _dial(
+    dispatcher: Dispatcher, agent: str, number: str, trunk: str, identities: dict[str, str]
+) -> dict[str, Any]:
     from sip.job_metadata import outbound_metadata  # noqa: PLC0415  (with `dial` only)
 
-    call = await dispatcher.start_outbound(agent, outbound_metadata(number, trunk), trunk)
+    metadata = outbound_metadata(number, trunk, identities)
+    call = await dispatcher.start_outbound(agent, metadata, trunk)
     return {
         "agentId": agent,
         "roomName": call.room_name,
@@ -86,6 +110,15 @@ def dial(
     to: Annotated[str, typer.Option(help="destination number, e.g. +34600111222")],
     trunk: Annotated[
         str | None, typer.Option(help=f"outbound trunk (default ${TRUNK_VAR})")
+    ] = None,
+    identity: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--identity",
+            metavar="NAME=VALUE",
+            help="who is called, repeatable (the route's `identities`: 32 names, 100 and 500"
+            " characters); the number stays `phoneNumber` unless one names it",
+        ),
     ] = None,
 ) -> None:
     """Start an outbound call with an agent (validated here before LiveKit is asked)."""
@@ -103,10 +136,11 @@ def dial(
         spec = load_catalog(read.agents).get(agent)  # the agents `AGENTS` names
         number = check_destination(to)
         trunk_id = check_trunk_id(trunk or settings.outbound_trunk_id or "")
+        identities = identity_options(identity or [])
     except (UnknownAgent, InvalidDestination) as exc:
         raise Refused(EXIT_USAGE, exc.message) from None
     try:
-        body = asyncio.run(_dial(Dispatcher(settings), spec.name, number, trunk_id))
+        body = asyncio.run(_dial(Dispatcher(settings), spec.name, number, trunk_id, identities))
     except LiveKitFailed as exc:
         raise Refused(EXIT_FAILED, exc.message) from None
     print_json(body)

@@ -1,4 +1,5 @@
-"""`python -m worker.cli dial`: the same dispatch as the API route, from a shell."""
+"""`python -m worker.cli dial`: the same dispatch as the API route, from a shell, `--identity`
+options included."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from sip.job_metadata import outbound_plan
+from chat.identities import MAX_ENTRIES, MAX_NAME_CHARS, MAX_VALUE_CHARS
+from lifecycle.identity import resolve_identity
+from sip.job_metadata import outbound_plan, parse_job_metadata
 from tests.agents.outside import AGENT, AGENTS, write_package
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer, TwirpFailure
+from tests.rooms.conftest import auth
+from tests.web_clients import Client
 
 pytestmark = pytest.mark.processes  # starts processes: not in `make check`
 
@@ -90,3 +95,67 @@ async def test_dial_reaches_the_agents_AGENTS_names(livekit: LiveKitServer, tmp_
         livekit, "--agent", "support", "--to", NUMBER, "--trunk", "ST_x", **env
     )
     assert code == 2 and "agentId" in err
+
+
+DIAL = ("--agent", "support", "--to", NUMBER, "--trunk", "ST_x")
+NAME_AT_LIMIT, VALUE_AT_LIMIT = "n" * MAX_NAME_CHARS, "ü" * MAX_VALUE_CHARS
+
+
+def identities(*pairs: str) -> tuple[str, ...]:
+    return tuple(option for pair in pairs for option in ("--identity", pair))
+
+
+async def test_an_identity_reaches_the_job_as_the_route_puts_it(
+    livekit: LiveKitServer, client: Client
+) -> None:
+    """`--identity customerId=C-1` gives the dispatch the metadata `POST /api/voice/calls`
+    gives for the same body, byte for byte."""
+    code, _, err = await _run(livekit, *DIAL, *identities("customerId=C-1"))
+    assert code == 0, err
+    body = {"agentId": "support", "phoneNumber": NUMBER, "trunkId": "ST_x"}
+    response = await client.post(
+        "/api/voice/calls", json={**body, "identities": {"customerId": "C-1"}}, headers=auth()
+    )
+    assert response.status == 202, await response.text()
+    from_cli, from_route = livekit.calls("AgentDispatchService/CreateDispatch")
+    assert from_cli.metadata == from_route.metadata
+    metadata = parse_job_metadata(from_cli.metadata)
+    assert dict(metadata.identities) == {"customerId": "C-1"}  # the number stays phoneNumber
+    assert resolve_identity("phoneNumber", None, metadata).user_id == NUMBER
+
+
+async def test_identities_at_the_limits_reach_the_job_byte_for_byte(
+    livekit: LiveKitServer,
+) -> None:
+    """32 names, one of 100 characters with a value of 500; `=` in a value is the value's."""
+    pairs = [f"{NAME_AT_LIMIT}={VALUE_AT_LIMIT}", "contact.email=  a=b@example.com\t"]
+    pairs += [f"k{i}=v" for i in range(MAX_ENTRIES - 2)]
+    code, _, err = await _run(livekit, *DIAL, *identities(*pairs))
+    assert code == 0, err
+    [dispatch] = livekit.calls("AgentDispatchService/CreateDispatch")
+    expected = dict(pair.split("=", 1) for pair in pairs)
+    assert dict(parse_job_metadata(dispatch.metadata).identities) == expected
+
+
+@pytest.mark.parametrize(
+    ("pairs", "rule"),
+    [
+        (("customerId",), "must be NAME=VALUE"),
+        (("=C-1",), "(identity_name_empty)"),
+        (("customerId=",), "(identity_value_empty)"),
+        (("customerId=C-1", "customerId=C-2"), "each name must be given once"),
+        (tuple(f"k{i}=v" for i in range(MAX_ENTRIES + 1)), "(identities_too_many)"),
+        ((f"{NAME_AT_LIMIT}n=v",), "(identity_name_too_long)"),
+        ((f"customerId={VALUE_AT_LIMIT}ü",), "(identity_value_too_long)"),
+    ],
+    ids=["no-equals", "empty-name", "empty-value", "twice", "33", "name-101", "value-501"],
+)
+async def test_a_broken_identity_exits_2_naming_it_before_livekit(
+    livekit: LiveKitServer, pairs: tuple[str, ...], rule: str
+) -> None:
+    code, out, err = await _run(livekit, *DIAL, *identities(*pairs))
+    assert (code, out) == (2, "")
+    [line] = err.splitlines()
+    assert line.startswith("error: --identity: ") and rule in line
+    assert "C-1" not in line and "ü" not in line  # the rule, never what was given
+    assert livekit.recorded == []
