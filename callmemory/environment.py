@@ -31,7 +31,12 @@ from pydantic import (
 
 from callmemory.env_local import ENV_LOCAL as ENV_LOCAL  # noqa: PLC0414  (re-exported)
 from callmemory.env_local import load_env_local as load_env_local  # noqa: PLC0414
-from infra.database import DEFAULT_COMMAND_SECONDS, DEFAULT_LOCK_SECONDS, DEFAULT_STATEMENT_SECONDS
+from infra.database import (
+    DEFAULT_COMMAND_SECONDS,
+    DEFAULT_LOCK_SECONDS,
+    DEFAULT_POOL_MAX_SIZE,
+    DEFAULT_STATEMENT_SECONDS,
+)
 from infra.long_ops import (
     DEFAULT_LONG_LOCK_ATTEMPTS,
     DEFAULT_LONG_LOCK_SECONDS,
@@ -189,6 +194,10 @@ class Environment(BaseModel):
     web_max_ops_streams: Annotated[int, BeforeValidator(_trimmed), Field(ge=1, le=10_000)] = Field(
         32, alias="WEB_MAX_OPS_STREAMS"
     )
+    # exports streaming at once: each holds a pooled connection, so one is always left over
+    web_max_exports: Annotated[
+        int, BeforeValidator(_trimmed), Field(ge=1, le=DEFAULT_POOL_MAX_SIZE - 1)
+    ] = Field(2, alias="WEB_MAX_EXPORTS")
     web_database_deadline_seconds: Seconds = Field(2.0, alias="WEB_DATABASE_DEADLINE_SECONDS")
     web_metrics_port: Port | None = Field(None, alias="WEB_METRICS_PORT")
     # the chat wire's conversation model (web process); unset: the voice conversation model

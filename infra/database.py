@@ -69,6 +69,8 @@ DEFAULT_COMMAND_SECONDS = 5.0
 DEFAULT_STATEMENT_SECONDS = 5.0
 DEFAULT_LOCK_SECONDS = 2.0
 DEFAULT_IDLE_SECONDS = 300.0  # asyncpg's own default
+DEFAULT_POOL_MAX_SIZE = 5
+"""Connections a process's pool opens at most (the web process's pool is this size)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +103,7 @@ def new_pool(
     url: str,
     *,
     min_size: int = 1,
-    max_size: int = 5,
+    max_size: int = DEFAULT_POOL_MAX_SIZE,
     timeouts: PoolTimeouts | None = None,
     idle_seconds: float = DEFAULT_IDLE_SECONDS,
 ) -> asyncpg.Pool:
@@ -124,7 +126,11 @@ def new_pool(
 
 
 async def create_pool(
-    url: str, *, min_size: int = 1, max_size: int = 5, timeouts: PoolTimeouts | None = None
+    url: str,
+    *,
+    min_size: int = 1,
+    max_size: int = DEFAULT_POOL_MAX_SIZE,
+    timeouts: PoolTimeouts | None = None,
 ) -> asyncpg.Pool:
     """A connected pool sized for one process; see docs/deployment.md for sizing per call.
 

@@ -80,6 +80,8 @@ def test_all_or_none_names_each_missing_partner() -> None:
         ("WORKER_METRICS_PORT", "65535", "65536"),
         ("WEB_MAX_CONNECTIONS", "100000", "100001"),
         ("WEB_MAX_CONNECTIONS", "1", "0"),
+        ("WEB_MAX_EXPORTS", "4", "5"),  # one of the web pool's 5 connections is always left
+        ("WEB_MAX_EXPORTS", "1", "0"),
         ("WEB_HEADER_TIMEOUT_SECONDS", "0.1", "0.09"),
         ("WEB_BODY_TIMEOUT_SECONDS", "3600", "3600.5"),
         ("VOICE_ROOM_TOKEN_TTL_SECONDS", "30", "29"),

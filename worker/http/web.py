@@ -165,6 +165,7 @@ def create_app(
     app[console.CLIENT_JS_PATH] = console.CLIENT_JS
     app[routes.SEARCH] = routes.SearchSeen()
     app[routes.OPS_STREAMS] = routes.OpsStreams(app[LIMITS].max_ops_streams)
+    app[routes.EXPORT_SLOTS] = routes.ExportSlots(app[LIMITS].max_exports)
     app.on_shutdown.append(routes.stop_streams)  # before handlers are awaited
     app[routes.openapi.DOCUMENT] = _api_document()
     for route in (*ROUTES, routes.openapi.ROUTE):

@@ -27,6 +27,7 @@ from worker.http.routes import (
     settings,
     voice,
 )
+from worker.http.routes.customer_export import EXPORT_SLOTS, ExportSlots
 from worker.http.routes.health import SEARCH, SearchSeen
 from worker.http.routes.ops_stream import OPS_STREAMS, OpsStreams, stop_streams
 from worker.http.routes.voice import DISPATCHER
@@ -54,9 +55,11 @@ ROUTES: tuple[Route, ...] = (
 
 __all__ = [
     "DISPATCHER",
+    "EXPORT_SLOTS",
     "OPS_STREAMS",
     "ROUTES",
     "SEARCH",
+    "ExportSlots",
     "OpsStreams",
     "SearchSeen",
     "openapi",

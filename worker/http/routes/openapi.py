@@ -2,7 +2,8 @@
 
 Request bodies come from the pydantic models the routes validate with (`Route.body`); answers
 from `worker.http.server.answers` (`Route.answers`), and every error from `ErrorAnswer` as the
-`default` response (a JSON route also lists its 415 for another `Content-Type`). Pydantic's
+`default` response (a JSON route also lists its 415 for another `Content-Type`, and a route
+its own refusals, `Route.refusals`, a 429 with its `Retry-After`). Pydantic's
 JSON Schema is draft 2020-12, which OpenAPI 3.1 uses as is. The static pages are listed too,
 with their media types. `/api/openapi.json` serves the document.
 """
@@ -25,6 +26,10 @@ DOCUMENT: web.AppKey[dict[str, Any]] = web.AppKey("openapi_document")
 REF: Final = "#/components/schemas/{model}"
 _PARAMETER = re.compile(r"{(\w+)}")
 _PAGE_TYPES: Final = {".js": "application/javascript", ".css": "text/css"}
+_WAIT_STATUSES: Final = frozenset({429, 503})  # a refusal that says when to try again
+_RETRY_AFTER: Final = {
+    "Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "string"}}
+}
 
 
 def _ref(model: type[BaseModel]) -> dict[str, str]:
@@ -78,6 +83,10 @@ def _operation(route: Route) -> dict[str, Any]:
         responses["200"] = _json({"type": "object"}, "success")
     errors = _ref(route.errors or ErrorAnswer)
     responses["default"] = _json(errors, "an error; the status follows from its code")
+    for status, when in route.refusals:
+        responses[str(status)] = _json(errors, when)
+        if status in _WAIT_STATUSES:
+            responses[str(status)]["headers"] = _RETRY_AFTER
     operation: dict[str, Any] = {"summary": route.summary, "responses": responses}
     if route.description:
         operation["description"] = route.description

@@ -96,6 +96,8 @@ class Route:
     query: tuple[str, ...] = ()
     headers: tuple[tuple[str, str], ...] = ()  # request headers it reads: (name, what it is)
     answer_headers: tuple[tuple[str, str], ...] = ()  # headers of its success answers
+    # error answers listed by status beside `default`: (status, when); 429 and 503 name Retry-After
+    refusals: tuple[tuple[int, str], ...] = ()
     summary: str = ""
     description: str = ""
     upload: tuple[str, ...] = ()  # media types of a raw (non-JSON) request body

@@ -61,14 +61,14 @@ SHOULD_RETRY: Final = "x-should-retry"
 """The header the official `openai` and `anthropic` clients obey over their own retry rules."""
 _FINAL_STATUSES: Final = frozenset({400, 413, 415, 422})
 _FINAL_CODES: Final = frozenset({"decision_pending", "decision_taken", "idempotency_key_reused"})
-_WAIT_CODES: Final = frozenset({"server_busy", "idempotency_key_in_progress"})
+_WAIT_CODES: Final = frozenset({"server_busy", "idempotency_key_in_progress", "export_busy"})
 
 
 def _retry_headers(failure: CodedFailure) -> tuple[tuple[str, str], ...]:
     """`Retry-After` where waiting helps (a full server, an add with the same key still
-    running); `x-should-retry: false` where the same request can never succeed (a bad request,
-    a decision already pending or taken, an idempotency key used for another body) or is not
-    safe again (a turn whose outcome is unknown)."""
+    running, exports at their limit); `x-should-retry: false` where the same request can never
+    succeed (a bad request, a decision already pending or taken, an idempotency key used for
+    another body) or is not safe again (a turn whose outcome is unknown)."""
     if isinstance(failure, StreamsFull) or failure.code in _WAIT_CODES:
         return (("Retry-After", "1"),)
     final = status_for(failure.code) in _FINAL_STATUSES or failure.code in _FINAL_CODES

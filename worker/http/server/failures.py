@@ -1,7 +1,7 @@
 """Coded failures that a room raises and the one translation (`errors`) must know by type.
 
 They live here, below the rooms, so `errors` imports no room: the wires raise `ModelNotFound`,
-the ops stream raises `StreamsFull`.
+the ops stream raises `StreamsFull`, the export `ExportsBusy`.
 """
 
 from __future__ import annotations
@@ -27,3 +27,14 @@ class StreamsFull(CodedError):
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"at most {limit} ops streams are open at once; retry shortly")
+
+
+class ExportsBusy(CodedError):
+    """As many exports are streaming in this process as it allows (429, `Retry-After: 1`)."""
+
+    code: ClassVar[str] = "export_busy"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"exports are at their limit ({limit} streaming at once in this process); retry shortly"
+        )

@@ -53,6 +53,9 @@ class ServerLimits:
     """Open ops streams (`GET /api/memory/ops/stream`); past it a new one gets 503."""
     max_field_bytes: int = MAX_FIELD_BYTES
     """One header line (name and value); see `MAX_FIELD_BYTES`."""
+    max_exports: int = default("WEB_MAX_EXPORTS")
+    """Exports streaming at once (`POST /api/memory/customers/{agentId}/export`), each holding
+    a pooled connection; past it a new one gets 429."""
 
 
 def server_limits(settings: environment.Environment) -> ServerLimits:
@@ -62,6 +65,7 @@ def server_limits(settings: environment.Environment) -> ServerLimits:
         max_connections=settings.web_max_connections,
         max_ops_streams=settings.web_max_ops_streams,
         max_field_bytes=MAX_FIELD_BYTES,
+        max_exports=settings.web_max_exports,
     )
 
 

@@ -50,6 +50,7 @@ STATUSES: Mapping[str, int] = MappingProxyType(
         "request_timeout": 408,
         "client_closed_request": 499,  # nginx's: the client left; no one reads the answer
         "server_busy": 503,
+        "export_busy": 429,  # as many exports stream as the process allows (WEB_MAX_EXPORTS)
         # voice calls
         "invalid_identities": 400,
         "invalid_destination": 400,
