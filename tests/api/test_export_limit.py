@@ -175,8 +175,8 @@ async def test_a_database_failure_mid_stream_gives_its_slot_back(
 
     async def exporting() -> list[asyncpg.Record]:
         return await pool.fetch(
-            "select pid from pg_stat_activity where query like '%to_jsonb(t)%'"
-            " and pid <> pg_backend_pid()"
+            "select pid from pg_stat_activity where datname = current_database()"
+            " and query like '%to_jsonb(t)%' and pid <> pg_backend_pid()"  # this test's only
         )
 
     [backend] = await eventually(exporting, "the export's backend")
