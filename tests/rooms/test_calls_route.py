@@ -168,3 +168,37 @@ class TestIdentities:
         for refused, _ in PAST_LIMIT:
             past: dict[str, object] = {"agentId": "crm", "phoneNumber": NUMBER}
             assert not validator.is_valid({**past, "identities": refused}), refused
+
+
+class TestMemoryOutlook:
+    """The answer says whether the call will have memory, as the job resolves its metadata."""
+
+    @pytest.mark.parametrize(
+        ("agent", "identities", "memory"),
+        [
+            ("support", None, ("phoneNumber", True, None)),
+            ("support", {"phoneNumber": "34600111222"}, ("phoneNumber", True, None)),
+            ("crm", {"contact.email": "a@b.c"}, ("contact.email", True, None)),
+            ("crm", None, ("contact.email", False, "identity_missing")),
+            ("crm", {"email": "a@b.c"}, ("contact.email", False, "identity_missing")),
+            ("plain", {"customerId": "C-1"}, (None, False, "no_binding")),
+        ],
+    )
+    async def test_memory_answer_follows_the_bound_identity(
+        self,
+        client: Client,
+        livekit: LiveKitServer,
+        agent: str,
+        identities: dict[str, str] | None,
+        memory: tuple[str | None, bool, str | None],
+    ) -> None:
+        """The call always starts; memory is on only with the bound key, else it says why."""
+        body = {"agentId": agent, "phoneNumber": NUMBER, "identities": identities}
+        status, answer = await _post(client, body)
+        assert status == 202, answer
+        outlook = answer["memory"]
+        assert (outlook["identityKey"], outlook["enabled"], outlook["reason"]) == memory
+        [dispatch] = livekit.calls(DISPATCH)
+        job = resolve_identity(memory[0], None, parse_job_metadata(dispatch.metadata))
+        assert (job.user_id is not None) == outlook["enabled"]
+        assert NUMBER not in json.dumps(answer)  # the outlook names the key, never the value

@@ -7,7 +7,8 @@ up before anyone speaks. The API key's owner is never an identity: only the map 
 `customerId`) reach the metadata. `POST /api/voice/calls` dispatches an agent that will dial a
 number; the number is checked, never logged, and becomes the callee's `phoneNumber` identity
 unless its `identities` (the same map, the same rules) names one; the map's other keys reach
-the job the same way, so an agent keyed by `customerId` recalls the person it calls.
+the job the same way, so an agent keyed by `customerId` recalls the person it calls. Its answer
+says whether the call will have memory the same way, as the job resolves it before anyone answers.
 """
 
 from __future__ import annotations
@@ -80,12 +81,12 @@ def _dispatcher(request: web.Request) -> Dispatcher:
 
 
 async def _memory_outlook(
-    request: web.Request, agent_id: str, metadata: str
+    request: web.Request, agent_id: str, metadata: str, caller: Caller | None
 ) -> answers.MemoryOutlook:
-    """What the worker will decide for a browser participant with this metadata."""
+    """What the worker will decide for this caller (None: a call still dialing) and metadata."""
     stored = await bounded(request, load_settings(request.app[POOL], agent_id))
     key = None if stored.binding is None else stored.binding.identity_key
-    identity = resolve_identity(key, Caller(is_sip=False), parse_job_metadata(metadata))
+    identity = resolve_identity(key, caller, parse_job_metadata(metadata))
     return answers.MemoryOutlook(
         identity_key=key,
         enabled=identity.user_id is not None,
@@ -99,7 +100,7 @@ async def open_room(request: web.Request) -> web.Response:
     agent = agent_of(request, body.agent_id)
     identities = merge_customer_id(check_identities(body.identities), body.customer_id)
     metadata = browser_metadata(identities)
-    outlook = await _memory_outlook(request, agent.name, metadata)
+    outlook = await _memory_outlook(request, agent.name, metadata, Caller(is_sip=False))
     room = await dispatcher.open_test_room(agent.name, metadata)
     answer = answers.Room(
         agent_id=agent.name,
@@ -129,12 +130,14 @@ async def start_call(request: web.Request) -> web.Response:
     number = check_destination(body.phone_number)
     trunk = check_trunk_id(_trunk(body.trunk_id, dispatcher))
     metadata = outbound_metadata(number, trunk, check_identities(body.identities))
+    outlook = await _memory_outlook(request, agent.name, metadata, None)  # as the job resolves
     call = await dispatcher.start_outbound(agent.name, metadata, trunk)
     answer = answers.OutboundCall(
         agent_id=agent.name,
         room_name=call.room_name,
         dispatch_id=call.dispatch_id,
         trunk_id=call.trunk_id,
+        memory=outlook,
     )
     return respond(answer.wire(), status=202)
 

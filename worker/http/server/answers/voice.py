@@ -36,3 +36,4 @@ class OutboundCall(Answer):
     room_name: str
     dispatch_id: str
     trunk_id: str
+    memory: MemoryOutlook
