@@ -17,7 +17,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, get_args
 
 from chat.held import (
     STATUS_OF,
@@ -28,6 +28,7 @@ from chat.held import (
     Status,
     ordered,
 )
+from chat.memory_tools import Channel
 from chat.paging import Cursor, page
 from chat.progress import progress_json, progress_of
 from chat.session_claim import Claim, ClaimLost
@@ -90,6 +91,7 @@ class HeldTurn:
     options: dict[str, Any]
     user_message: str
     client_tools: tuple[Tool, ...] = ()  # the client's tools offered on the turn (AG-UI)
+    channel: Channel = "chat"  # the wire that parked it: its continuation's saves and reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,7 @@ def _state(turn: HeldTurn, result: TurnResult) -> dict[str, Any]:
         "options": turn.options,
         "userMessage": turn.user_message,
         "clientTools": offered,
+        "channel": turn.channel,
     }
     return progress_json(result) | {"turn": sent}
 
@@ -171,6 +174,12 @@ def _loaded(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
+def _channel(stored: Any) -> Channel:
+    """The parking wire's channel; a row parked before it was kept reads as `chat`."""
+    channels: tuple[Channel, ...] = get_args(Channel)
+    return next((c for c in channels if c == stored), "chat")
+
+
 def _row(r: Any) -> DecisionRow:
     state = read_json(_loaded(r["progress"]))
     sent = state["turn"]
@@ -199,6 +208,7 @@ def _row(r: Any) -> DecisionRow:
             client_tool(t["name"], t["description"], t["parameters"])
             for t in sent.get("clientTools", ())
         ),
+        _channel(sent.get("channel")),
     )
     decision = r["decision"]
     return DecisionRow(

@@ -378,6 +378,7 @@ class ChatTurns:
             facts.options,
             last_user_text(facts.new),
             facts.client_tools,
+            facts.origin.channel,
         )
         result.held = await park(self.pool, held, parked, result)
 

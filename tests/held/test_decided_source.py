@@ -9,7 +9,7 @@ from memory.api import Memory
 from memory.settings import Overrides, SettingsUpdate
 from memory.store import save_settings
 from testkit.model_server import ModelServer
-from tests.held.conftest import CHAT_KEY
+from tests.held.conftest import CHAT_KEY, bearer
 from tests.held.outside import AGENT
 from tests.held.scripts import CUSTOMER, SESSION_KEY, call, calls, decide, refund, turn
 from tests.memory.helpers import add_op
@@ -38,3 +38,39 @@ async def test_a_save_after_a_decision_names_the_decider_and_the_session(
     )
     assert (fact.source.channel, fact.source.session_id) == ("chat", session)
     assert fact.source.writer.key == "decider" and fact.source.evidence == "email me"
+
+
+async def test_a_turn_parked_on_agui_and_decided_over_http_saves_as_agui(
+    client: Client, model_server: ModelServer, memory: Memory, pool: asyncpg.Pool
+) -> None:
+    """The decision route continues the turn with the channel of the wire that parked it."""
+    await save_settings(pool, AGENT, SettingsUpdate(Overrides(save=True), None), "tester")
+    refund(model_server)
+    said = [{"id": "u1", "role": "user", "content": "Refund A-1, and email me the receipt"}]
+    run = {
+        "threadId": SESSION_KEY,
+        "runId": "run-1",
+        "state": {},
+        "messages": said,
+        "tools": [],
+        "context": [],
+        "forwardedProps": {"customerId": CUSTOMER},
+    }
+    async with client.post(f"/agui/{AGENT}", json=run, headers=bearer(CHAT_KEY)) as answer:
+        assert answer.status == 200 and "RUN_FINISHED" in await answer.text()
+    [pending] = await pool.fetch(
+        "select id::text, progress->'turn'->>'channel' as channel"
+        " from stackbone_platform.chat_decisions where status = 'pending'"
+    )
+    assert pending["channel"] == "agui"
+    calls(model_server, call("memory_save", {"content": "email me the receipt"}, "call_save"))
+    model_server.answer([{**add_op("Wants receipts by email."), "evidence": "email me"}])
+    model_server.answer_text("Refunded, and noted.")
+    status, decided = await decide(client, pending["id"], {"decision": "approve"})
+    assert status == 200, decided
+    recalled = (await memory.recall(AGENT, CUSTOMER)).data
+    assert recalled is not None
+    (fact,) = recalled.facts
+    assert (fact.source.channel, fact.source.writer.key) == ("agui", "decider")
+    channels = await pool.fetch("select source->>'channel' from stackbone_platform.memory_ops")
+    assert {r[0] for r in channels} == {"agui"}

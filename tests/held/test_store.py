@@ -1,8 +1,11 @@
 """The decisions store on its own (real Postgres): a parked turn reads back whole (the client's
-tools offered on it included), a pending session refuses every claim with `DecisionPending`,
-and taking a decision frees the mark and claims the session in one statement."""
+tools offered on it and the channel of the wire that parked it included), a pending session
+refuses every claim with `DecisionPending`, and taking a decision frees the mark and claims the
+session in one statement."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import asyncpg
 import pytest
@@ -21,6 +24,7 @@ from chat import (
     park,
     read_decision,
 )
+from chat.memory_tools import Channel
 from chat.turn_result import Parked
 from memory.settings import CallSettings
 
@@ -64,3 +68,19 @@ async def test_a_parked_turn_reads_back_and_blocks_its_session(pool: asyncpg.Poo
     with pytest.raises(DecisionTaken):
         await decide(pool, pending.id, Decision("approve"), 10)
     assert (await read_decision(pool, pending.id)).status == "approved"
+
+
+@pytest.mark.parametrize(("stored", "read"), [("agui", "agui"), ("chat", "chat"), (None, "chat")])
+async def test_the_parking_wire_reads_back_and_an_older_row_reads_as_chat(
+    pool: asyncpg.Pool, stored: Channel | None, read: str
+) -> None:
+    held = await claim(pool, ADDRESS, 10)
+    result = TurnResult(steps=1, parked=Parked(ToolCall("r1", "issue_refund", "{}"), ("approve",)))
+    pending = await park(pool, held, replace(held_turn(), channel=stored or "chat"), result)
+    if stored is None:  # a row parked before the channel was kept
+        await pool.execute(
+            "update stackbone_platform.chat_decisions"
+            " set progress = progress #- '{turn,channel}' where id = $1::uuid",
+            pending.id,
+        )
+    assert (await read_decision(pool, pending.id)).turn.channel == read

@@ -149,11 +149,12 @@ async def continue_turn(
     relay: Relay | None = None,
     observer: ToolObserver | None = None,
     *,
-    channel: Channel = "chat",
+    channel: Channel | None = None,
 ) -> TurnResult:
     """Decide a pending call and run the rest of its turn (`chat.ChatTurns.resume`), with the
     agent its row names as the caller's key reaches it; its memory saves come from `channel`
-    and the caller's key."""
+    (None: the wire that parked the turn, as the decision routes continue it) and the caller's
+    key."""
 
     row = await reachable_decision(request, decision_id)
 
@@ -163,5 +164,5 @@ async def continue_turn(
     def stored_agent(name: str) -> TurnAgent:
         return agents.of(agent_of(request, name))
 
-    origin = Origin(channel, key=actor(request))
+    origin = Origin(channel or row.turn.channel, key=actor(request))
     return await turns.resume(row, decision, stored_agent, relay, observer, origin=origin)
