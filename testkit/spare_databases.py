@@ -47,8 +47,8 @@ class SpareDatabases:
         self._baseline: Baseline | None = None
         # databases made ready by a reset, owed against the next asks to make: a count, not the
         # ready queue's size, which is low exactly when this thread lags behind the tests (a
-        # clone then, four times a reset's cost, made it lag more: 116 clones in tests/api
-        # against 3 with the count)
+        # clone then, several times a reset's cost, made it lag more: 116 clones in tests/api
+        # against 12 with the count, the first ones included)
         self._credit = 0
         self._ready: queue.Queue[str | BaseException] = queue.Queue()
         self._work: queue.Queue[object] = queue.Queue()
