@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import asyncpg
 import pytest
 import structlog
 from jsonschema import Draft202012Validator
@@ -12,6 +13,7 @@ from jsonschema import Draft202012Validator
 from chat.identities import MAX_ENTRIES, MAX_NAME_CHARS, MAX_VALUE_CHARS
 from lifecycle.identity import resolve_identity
 from sip.job_metadata import outbound_plan, parse_job_metadata
+from testkit.databases import drop_database_under
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.rooms.conftest import auth
 from tests.web_clients import Client, MakeClient
@@ -202,3 +204,19 @@ class TestMemoryOutlook:
         job = resolve_identity(memory[0], None, parse_job_metadata(dispatch.metadata))
         assert (job.user_id is not None) == outlook["enabled"]
         assert NUMBER not in json.dumps(answer)  # the outlook names the key, never the value
+
+    async def test_a_call_goes_out_when_the_settings_cannot_be_read(
+        self, client: Client, livekit: LiveKitServer, pool: asyncpg.Pool, pg_admin_url: str
+    ) -> None:
+        """Dialing never waited on the database: without it the call still starts, and the
+        answer says memory is off for now with the job's own reason."""
+        await drop_database_under(pool, pg_admin_url)
+        status, answer = await _post(client, {"agentId": "support", "phoneNumber": NUMBER})
+        assert status == 202, answer
+        assert answer["memory"] == {
+            "identityKey": None,
+            "enabled": False,
+            "reason": "settings_unavailable",
+        }
+        [dispatch] = livekit.calls(DISPATCH)
+        assert dispatch.agent_name == "support"

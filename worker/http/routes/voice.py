@@ -26,8 +26,8 @@ from chat.identities import (
     merge_customer_id,
 )
 from lifecycle.identity import resolve_identity
-from memory.contract import limits
-from memory.store import load_settings
+from memory.contract import Unavailable, limits
+from memory.store import DB_ERRORS, load_settings
 from sip.caller import Caller
 from sip.dialing import InvalidDestination, check_destination, check_trunk_id
 from sip.job_metadata import browser_metadata, outbound_metadata, parse_job_metadata
@@ -71,6 +71,9 @@ class CallBody(BaseModel):
     phone_number: Any = Field(alias="phoneNumber")  # checked by sip.dialing
     trunk_id: Any = Field(default=None, alias="trunkId")
     identities: Any = _IDENTITIES
+
+
+UNREADABLE = "settings_unavailable"  # the job's own reason when it cannot read the settings
 
 
 def _dispatcher(request: web.Request) -> Dispatcher:
@@ -123,6 +126,18 @@ def _trunk(given: object, dispatcher: Dispatcher) -> object:
     return dispatcher.settings.outbound_trunk_id
 
 
+async def _call_outlook(
+    request: web.Request, agent_id: str, metadata: str
+) -> answers.MemoryOutlook:
+    """A call's outlook, as its job will resolve it (no caller yet: still dialing). A call goes
+    out whatever the database does, as it always has: settings that cannot be read now are
+    `settings_unavailable` (the job reads them again when the callee answers)."""
+    try:
+        return await _memory_outlook(request, agent_id, metadata, None)
+    except (Unavailable, *DB_ERRORS):
+        return answers.MemoryOutlook(identity_key=None, enabled=False, reason=UNREADABLE)
+
+
 async def start_call(request: web.Request) -> web.Response:
     dispatcher = _dispatcher(request)
     body = parse_body(CallBody, await read_json(request))
@@ -130,7 +145,7 @@ async def start_call(request: web.Request) -> web.Response:
     number = check_destination(body.phone_number)
     trunk = check_trunk_id(_trunk(body.trunk_id, dispatcher))
     metadata = outbound_metadata(number, trunk, check_identities(body.identities))
-    outlook = await _memory_outlook(request, agent.name, metadata, None)  # as the job resolves
+    outlook = await _call_outlook(request, agent.name, metadata)
     call = await dispatcher.start_outbound(agent.name, metadata, trunk)
     answer = answers.OutboundCall(
         agent_id=agent.name,
