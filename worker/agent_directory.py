@@ -129,6 +129,15 @@ class AgentDirectory:
             self._entries = merge(rows, self.catalog, self.agents_path)
             self._read_at = time.monotonic()
 
+    def due(self, max_age: float = REFRESH_SECONDS) -> bool:
+        """Whether `refresh` with that `max_age` reads the registry."""
+        return time.monotonic() - self._read_at >= max_age
+
+    def postpone(self) -> None:
+        """Keep the entries as they are for another `REFRESH_SECONDS` (a registry that cannot
+        be read now is not asked again by every request meanwhile)."""
+        self._read_at = time.monotonic()
+
     def get(self, name: str) -> AgentEntry:
         try:
             return self._entries[name]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import asyncpg
@@ -16,7 +17,9 @@ from sip.job_metadata import outbound_plan, parse_job_metadata
 from testkit.databases import drop_database_under
 from tests.livekit_server import OUTBOUND_TRUNK_ID, LiveKitServer
 from tests.rooms.conftest import auth
+from tests.waiting import eventually
 from tests.web_clients import Client, MakeClient
+from worker.http.server.context import DIRECTORY
 from worker.voice_settings import VoiceSettings
 
 PATH = "/api/voice/calls"
@@ -35,6 +38,13 @@ PAST_LIMIT: list[tuple[object, str]] = [
     ({"customerId": 7}, "identity_value_not_string"),
     (["customerId"], "identities_not_object"),
 ]
+
+
+def _true(check: Callable[[], bool]) -> Callable[[], Awaitable[bool]]:
+    async def probe() -> bool:
+        return check()
+
+    return probe
 
 
 async def _post(client: Client, body: Any, key: str = "operator") -> tuple[int, Any]:
@@ -208,15 +218,23 @@ class TestMemoryOutlook:
     async def test_a_call_goes_out_when_the_settings_cannot_be_read(
         self, client: Client, livekit: LiveKitServer, pool: asyncpg.Pool, pg_admin_url: str
     ) -> None:
-        """Dialing never waited on the database: without it the call still starts, and the
-        answer says memory is off for now with the job's own reason."""
+        """Dialing never waited on the database: without it the call still starts, with the
+        agents last read (their read is due and fails), and the answer says memory is off for
+        now with the job's own reason."""
+        directory = client.app[DIRECTORY]
         await drop_database_under(pool, pg_admin_url)
-        status, answer = await _post(client, {"agentId": "support", "phoneNumber": NUMBER})
+        await eventually(_true(directory.due), "the registry read due")
+        with structlog.testing.capture_logs() as logs:
+            status, answer = await _post(client, {"agentId": "support", "phoneNumber": NUMBER})
         assert status == 202, answer
         assert answer["memory"] == {
             "identityKey": None,
             "enabled": False,
             "reason": "settings_unavailable",
         }
+        assert [entry["event"] for entry in logs if entry["log_level"] == "warning"] == [
+            "web.agents_read_failed"
+        ]
+        assert not directory.due()  # not asked again by every request meanwhile
         [dispatch] = livekit.calls(DISPATCH)
         assert dispatch.agent_name == "support"

@@ -196,6 +196,7 @@ ROUTES = (
         "voice:calls",
         agents="one",
         deadline="own",
+        database="optional",
         body=CallBody,
         answers=((202, answers.OutboundCall),),
         summary="Start an outbound call",

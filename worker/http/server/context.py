@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
 import asyncpg
+import structlog
 from aiohttp import web
 from pydantic import BaseModel
 
@@ -42,6 +43,7 @@ from memory.contract import (
     strict_json,
 )
 from memory.documents import RAG_FAILURES, Documents
+from memory.store import DB_ERRORS
 from worker.agent_directory import AgentDirectory, AgentEntry
 from worker.catalog import Catalog, UnknownAgent
 from worker.http.server.auth import (
@@ -70,6 +72,8 @@ DOCUMENTS = web.AppKey("documents", Documents)  # the collections routes' and th
 DATABASE_DEADLINE = web.AppKey("database_deadline_seconds", float)
 CALLER = web.RequestKey("caller", ApiKey)
 
+log = structlog.get_logger(__name__)
+
 
 AgentReach = Literal["one", "listing", "shared"]
 """What a guarded route touches of the agents, which decides what a key restricted to some agents
@@ -86,6 +90,9 @@ class Route:
     handler: Handler
     scope: Scope | Literal["public"]
     deadline: Literal["route", "own"] = "route"  # "own": the handler bounds its database work
+    # "optional": it serves without the database (an outbound call); a registry that cannot be
+    # read leaves it the agents last read instead of a 503
+    database: Literal["needed", "optional"] = "needed"
     # what it reaches of the agents: required of every guarded route (`_check_route`)
     agents: AgentReach | None = None
     # for the OpenAPI document (`worker.http.routes.openapi`): the model that validates the JSON
@@ -138,8 +145,8 @@ def guarded(route: Route) -> Handler:
             request[CALLER] = key
             if route.agents == "shared" and key.restricted:
                 raise Forbidden(SHARED_REFUSED)
-            if route.agents != "shared":  # registered agents, read again about once a second
-                await bounded(request, request.app[DIRECTORY].refresh(request.app[POOL]))
+            if route.agents != "shared":
+                await _read_registry(request, route.database == "optional")
             if (agent_id := request.match_info.get("agentId")) is not None:
                 await find_agent(request, agent_id)  # before the handler: another is unknown
         if route.body is not None:  # a route that reads JSON reads nothing else
@@ -151,6 +158,20 @@ def guarded(route: Route) -> Handler:
         return await bounded(request, route.handler(request))
 
     return handle
+
+
+async def _read_registry(request: web.Request, optional: bool) -> None:
+    """Registered agents, read again about once a second. A route that serves without the
+    database keeps the agents last read when that read fails (and the read is not tried again
+    for a second); any other route fails with it."""
+    directory: AgentDirectory = request.app[DIRECTORY]
+    try:
+        await bounded(request, directory.refresh(request.app[POOL]))
+    except (Unavailable, *DB_ERRORS) as failure:
+        if not optional:
+            raise
+        directory.postpone()
+        log.warning("web.agents_read_failed", error=type(failure).__name__)
 
 
 async def bounded(request: web.Request, work: Awaitable[T]) -> T:
