@@ -161,9 +161,19 @@ class FakeCallSide:
         self.room.call_in_job(lambda: fn(*args, **kwargs))
 
     async def greeted(self, within: float = 10.0) -> None:
+        """The greeting played out and is in the session's history: livekit commits it on its
+        own loop after the playout ends, so a caller's turn sent before that would land first."""
         await wait_until(
-            lambda: self.io is not None and self.io.speaker.segments != [], within=within
+            lambda: self.io is not None and self.io.speaker.segments != [] and self._said(),
+            within=within,
         )
+
+    def _said(self) -> bool:
+        """Whether an agent's message is in the session's history."""
+        if self.session is None:
+            return False
+        items = self.session.history.items
+        return any(item.type == "message" and item.role == "assistant" for item in items)
 
 
 @asynccontextmanager

@@ -213,6 +213,7 @@ async def test_a_database_stalled_before_a_session_turn_is_recorded_is_a_503(
     assert await ABANDONED.settle(COMMAND_SECONDS + 3.0)
 
 
+@pytest.mark.parametrize("client", [{"model": 10.0}], indirect=True)  # the stall, not the model
 async def test_a_session_cut_by_a_stall_is_free_again_within_its_lease(
     client: Client, fault_server: FaultServer, model_server: ModelServer
 ) -> None:
