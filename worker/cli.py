@@ -27,7 +27,7 @@ from callmemory import environment
 from infra.logs import configure_logging
 from memory.config import ConfigError
 from worker.refusal import EXIT_FAILED, EXIT_USAGE, Refused
-from worker.voice_settings import LIVEKIT_TOGETHER, TRUNK_VAR, voice_settings
+from worker.voice_settings import LIVEKIT_TOGETHER, TRUNK_VAR, VoiceSettings, voice_settings
 
 if TYPE_CHECKING:  # livekit's: imported by `dial` alone
     from worker.dispatcher import Dispatcher
@@ -104,6 +104,25 @@ async def _dial(
     }
 
 
+def _dial_arguments(
+    to: str, trunk: str | None, identity: list[str]
+) -> tuple[environment.Environment, VoiceSettings, str, str, dict[str, str]]:
+    """The environment, LiveKit's settings, the number, trunk and identities, checked."""
+    from sip.dialing import InvalidDestination, check_destination, check_trunk_id  # noqa: PLC0415
+
+    read = environment.read(required=(LIVEKIT_TOGETHER,))  # the command's one read
+    configure_logging(install_handler=True, fmt=read.log_format)
+    settings = voice_settings(read)
+    if settings is None:
+        raise ConfigError("LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are not set")
+    try:
+        number = check_destination(to)
+        trunk_id = check_trunk_id(trunk or settings.outbound_trunk_id or "")
+    except InvalidDestination as exc:
+        raise Refused(EXIT_USAGE, exc.message) from None
+    return read, settings, number, trunk_id, identity_options(identity)
+
+
 @app.command()
 def dial(
     agent: Annotated[str, typer.Option(help="agent id (one `AGENTS` declares)")],
@@ -122,22 +141,15 @@ def dial(
     ] = None,
 ) -> None:
     """Start an outbound call with an agent (validated here before LiveKit is asked)."""
-    # livekit's api and the agents `AGENTS` names: imported by this command alone
-    from sip.dialing import InvalidDestination, check_destination, check_trunk_id  # noqa: PLC0415
+    read, settings, number, trunk_id, identities = _dial_arguments(to, trunk, identity or [])
+    # the agents `AGENTS` names (the team's code, with livekit) and livekit's api: imported
+    # once the cheap checks passed, by this command alone
     from worker.catalog import UnknownAgent, load_catalog  # noqa: PLC0415
     from worker.dispatcher import Dispatcher, LiveKitFailed  # noqa: PLC0415
 
     try:
-        read = environment.read(required=(LIVEKIT_TOGETHER,))  # the command's one read
-        configure_logging(install_handler=True, fmt=read.log_format)
-        settings = voice_settings(read)
-        if settings is None:
-            raise ConfigError("LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are not set")
-        spec = load_catalog(read.agents).get(agent)  # the agents `AGENTS` names
-        number = check_destination(to)
-        trunk_id = check_trunk_id(trunk or settings.outbound_trunk_id or "")
-        identities = identity_options(identity or [])
-    except (UnknownAgent, InvalidDestination) as exc:
+        spec = load_catalog(read.agents).get(agent)
+    except UnknownAgent as exc:
         raise Refused(EXIT_USAGE, exc.message) from None
     try:
         body = asyncio.run(_dial(Dispatcher(settings), spec.name, number, trunk_id, identities))
