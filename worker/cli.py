@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
+from typer.main import get_command_name
 
 from callmemory import environment
 from infra.logs import configure_logging
@@ -51,13 +52,27 @@ GROUPS: Final = {
 IDENTITY: Final = "--identity"
 
 
+def reached_groups(args: Sequence[str], commands: set[str]) -> list[str]:
+    """The groups a command line reaches: the one it names, none for a top-level command
+    (`commands`), every one otherwise (the help, or a name to refuse with the list)."""
+    if args and args[0] in GROUPS:
+        return [args[0]]
+    if args and args[0] in commands:
+        return []
+    return list(GROUPS)
+
+
 def with_groups(args: Sequence[str]) -> typer.Typer:
     """`app` with the groups `args` can reach: the one it names, else every one (the help).
 
     So `caller-memory memory recall ...` imports the memory commands alone: no `livekit`, no
-    web wires (tests/cli/test_imports.py).
+    web wires (tests/cli/test_imports.py), and `dial`, `web` or `worker` none.
     """
-    names = [args[0]] if args and args[0] in GROUPS else list(GROUPS)
+    commands = {
+        command.name or get_command_name(getattr(command.callback, "__name__", ""))
+        for command in app.registered_commands
+    }
+    names = reached_groups(args, commands)
     added = {group.name for group in app.registered_groups}
     for name in names:
         if name not in added:
@@ -108,7 +123,7 @@ def _dial_arguments(
     to: str, trunk: str | None, identity: list[str]
 ) -> tuple[environment.Environment, VoiceSettings, str, str, dict[str, str]]:
     """The environment, LiveKit's settings, the number, trunk and identities, checked."""
-    from sip.dialing import InvalidDestination, check_destination, check_trunk_id  # noqa: PLC0415
+    from sip.destination import InvalidDestination, check_destination, check_trunk_id  # noqa: PLC0415
 
     read = environment.read(required=(LIVEKIT_TOGETHER,))  # the command's one read
     configure_logging(install_handler=True, fmt=read.log_format)

@@ -32,7 +32,7 @@ from memory.contract import (
     SchemaMissing,
     Unavailable,
 )
-from sip.dialing import InvalidDestination
+from sip.destination import InvalidDestination
 from tests.api.conftest import auth
 from tests.web_clients import Client
 from worker.catalog import UnknownAgent

@@ -18,6 +18,7 @@ import pytest
 from memory.settings import CodeDefaults
 from memory.store import Declared, register
 from tests.cli.test_caller_memory import ROOT, STRIPPED
+from worker.cli import GROUPS, reached_groups
 
 pytestmark = pytest.mark.processes  # starts processes: not in `make check`
 
@@ -46,9 +47,11 @@ def imported(importtime: str) -> set[str]:
     return {line.rsplit("|", 1)[1].strip() for line in lines} - {"package"}
 
 
-async def run_timed(database_url: str, *args: str) -> tuple[int, str, set[str]]:
+async def run_timed(
+    database_url: str, *args: str, env: dict[str, str] | None = None
+) -> tuple[int, str, set[str]]:
     """`python -X importtime *args`: exit code, stdout and the modules imported."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(STRIPPED)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(STRIPPED)} | (env or {})
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-X",
@@ -95,3 +98,25 @@ async def test_the_report_names_livekit_when_it_is_imported(database_url: str) -
     """The check above can fail: a process that imports livekit has it in its report."""
     code, _, modules = await run_timed(database_url, "-c", "import livekit, worker.cli")
     assert code == 0 and {"livekit", "worker.cli"} <= modules
+
+
+async def test_a_dial_refused_for_its_arguments_loads_no_agents_livekit_or_other_group(
+    database_url: str,
+) -> None:
+    """`dial` checks the number, trunk and identities before it loads `AGENTS` and livekit's
+    api, and a top-level command imports none of the command groups."""
+    args = ("-m", "worker.cli", "dial", "--agent", "support", "--to", "+34 600", "--trunk", "ST_x")
+    env = {"LIVEKIT_URL": "http://127.0.0.1:1", "LIVEKIT_API_KEY": "k", "LIVEKIT_API_SECRET": "s"}
+    code, _, modules = await run_timed(database_url, *args, env=env)
+    assert code == 2 and "sip.destination" in modules  # refused by the number's check
+    assert sorted(m for m in modules if m.split(".")[0] in ("livekit", "openai")) == []
+    assert "worker.catalog" not in modules and "worker.memory_commands" not in modules
+
+
+def test_a_command_line_reaches_its_group_none_or_every_one() -> None:
+    commands = {"dial", "web", "worker"}
+    assert reached_groups(["memory", "recall"], commands) == ["memory"]
+    assert reached_groups(["dial", "--to", "x"], commands) == []
+    assert reached_groups([], commands) == list(GROUPS)
+    assert reached_groups(["--help"], commands) == list(GROUPS)
+    assert reached_groups(["nope"], commands) == list(GROUPS)

@@ -10,15 +10,8 @@ from livekit import api
 
 from lifecycle.identity import resolve_identity
 from sip.caller import SIP_KIND, ParticipantFacts, read_caller
-from sip.dialing import (
-    CALLEE_IDENTITY,
-    DialOutcome,
-    DialResult,
-    InvalidDestination,
-    check_destination,
-    classify,
-    dial,
-)
+from sip.destination import InvalidDestination, check_destination
+from sip.dialing import CALLEE_IDENTITY, DialOutcome, DialResult, classify, dial
 from sip.job_metadata import outbound_metadata, parse_job_metadata
 from tests.livekit_server import OUTBOUND_TRUNK_ID, OUTBOUND_TRUNK_NUMBER, LiveKitServer
 

@@ -29,7 +29,7 @@ from lifecycle.identity import resolve_identity
 from memory.contract import Unavailable, limits
 from memory.store import DB_ERRORS, load_settings
 from sip.caller import Caller
-from sip.dialing import InvalidDestination, check_destination, check_trunk_id
+from sip.destination import InvalidDestination, check_destination, check_trunk_id
 from sip.job_metadata import browser_metadata, outbound_metadata, parse_job_metadata
 from worker.dispatcher import Dispatcher, VoiceNotConfigured
 from worker.http.server import answers
