@@ -15,7 +15,7 @@ def load_env_local(path: Path = ENV_LOCAL, environ: dict[str, str] | None = None
     Exported, not only read, so LiveKit job processes (which inherit the environment) and
     livekit-agents' own `LIVEKIT_*` reading see them too.
     """
-    from dotenv import dotenv_values  # noqa: PLC0415  (pydantic-settings' own dependency)
+    from dotenv import dotenv_values  # noqa: PLC0415  (`.env.local` only)
 
     target = os.environ if environ is None else environ
     if not path.is_file():
