@@ -16,14 +16,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Final, TypeVar
 
 import asyncpg
 import structlog
 
 from chat.config import ChatConfig
-from chat.decisions import DecisionRow, HeldTurn, decide, mark_failed, park, read_decision
+from chat.decisions import DecisionRow, decide, mark_failed, read_decision
 from chat.held import Decision, DecisionTaken, check_decision
 from chat.journal import (
     ActedThenFailed,
@@ -31,11 +30,8 @@ from chat.journal import (
     Journal,
     KeptTurn,
     SessionJournal,
-    cut_record,
-    kept_of,
     request_digest,
     settled,
-    without_cut,
 )
 from chat.memory_tools import CHAT_ORIGIN, Origin, ToolScope, memory_tools
 from chat.model import ConversationModel, Relay
@@ -53,7 +49,6 @@ from chat.session_claim import (
 from chat.session_lease import kept_lease
 from chat.tool_loop import Resume, ToolObserver, TurnInput, run_turn
 from chat.toolbox import Tool, toolset
-from chat.turn_record import record, record_cut
 from chat.turn_request import (
     SessionRef,
     TurnAgent,
@@ -62,9 +57,10 @@ from chat.turn_request import (
     TurnRequest,
     last_user_text,
     turn_input,
-    turn_record,
 )
 from chat.turn_result import Message, TurnResult
+from chat.turn_start import starting_point
+from chat.turn_write import write_turn
 from infra.deadline import Deadline, Late, within
 from memory.api import Memory
 from memory.contract import Unavailable
@@ -147,7 +143,7 @@ class ChatTurns:
     ) -> TurnResult:
         held, session = opened.claim, request.session
         new = request.messages if request.reconcile is None else request.reconcile(opened.thread)
-        found = await self._found(held, session, opened, request, new)
+        found = await starting_point(self.pool, self.bounded, held, session, opened, request, new)
         origin = request.origin
         if held is not None:  # the save names the session the turn keeps
             origin = replace(origin, session_id=held.session_id)
@@ -280,34 +276,6 @@ class ChatTurns:
             hold.claim = None
         return OpenedTurn(opened.settings, held, earlier, progress)
 
-    async def _found(
-        self,
-        held: Claim | None,
-        session: SessionRef | None,
-        opened: OpenedTurn,
-        request: TurnRequest,
-        new: list[Message],
-    ) -> _Found:
-        """What the turn starts from: the kept progress it goes on from (the same request
-        again), or, after a kept turn of another request (recorded first as cut and added to
-        the thread), the new messages without those the cut turn already holds (a client that
-        sends the failed message again with its next one)."""
-        digest = request_digest(new, request.options, request.client_tools)
-        kept = kept_of(opened.progress)
-        if kept is None or held is None or session is None:
-            return _Found(opened.thread, new, digest)
-        if kept.digest == digest:
-            return _Found(opened.thread, new, digest, kept)
-        cut = cut_record(kept, session.kind == "session")
-        if cut is None:
-            return _Found(opened.thread, new, digest)
-        await self.bounded(record_cut(self.pool, held, cut))
-        thread = [*opened.thread, *cut.messages]
-        if request.reconcile is not None:
-            new = request.reconcile(thread)
-        new = without_cut(new, kept.new)
-        return _Found(thread, new, request_digest(new, request.options, request.client_tools))
-
     def _journal(self, held: Claim, facts: TurnFacts, digest: str) -> Journal:
         kept = KeptTurn(digest, facts.new, last_user_text(facts.new), TurnResult())
         return SessionJournal(self.pool, held, kept, self.deadline_seconds)
@@ -349,38 +317,9 @@ class ChatTurns:
         assert held is not None
         deadline = Deadline.after(self.deadline_seconds)
         until = held.server_time(deadline.at - RECORD_MARGIN * self.deadline_seconds)
-        write = self._write(held, session, facts, turn, result, until)
+        write = write_turn(self.pool, held, session, facts, turn, result, until)
         await self.bounded(write, deadline=deadline, let_finish=True)
         hold.claim = None  # released by the record, or by parking
-
-    async def _write(  # noqa: PLR0917
-        self,
-        held: Claim,
-        session: SessionRef,
-        facts: TurnFacts,
-        turn: TurnInput,
-        result: TurnResult,
-        until: datetime | None,
-    ) -> None:
-        if result.parked is None:
-            digest = request_digest(facts.new, facts.options, facts.client_tools)
-            done = turn_record(turn, result, facts.new, session.kind == "session", digest)
-            await record(self.pool, held, done, until=until)
-            return
-        parked = HeldTurn(
-            held.session_id,
-            session.key,
-            facts.agent,
-            facts.identities,
-            turn.context.user_id,
-            facts.settings,
-            facts.new,
-            facts.options,
-            last_user_text(facts.new),
-            facts.client_tools,
-            facts.origin.channel,
-        )
-        result.held = await park(self.pool, held, parked, result)
 
     async def _failed(self, decision_id: str, exc: BaseException) -> None:
         """Note a continuation's failure on its taken decision (best effort: its own failure
@@ -404,11 +343,3 @@ class ChatTurns:
     def _memory_tools(self, scope: ToolScope) -> list[Tool]:
         """The memory tools of a turn, their database steps within the deadline."""
         return memory_tools(self.memory, scope, self.bounded)
-
-
-@dataclass(frozen=True, slots=True)
-class _Found:
-    thread: list[Message]
-    new: list[Message]
-    digest: str
-    carried: KeptTurn | None = None
