@@ -68,7 +68,7 @@ if TYPE_CHECKING:
         run_tool,
         tool_specs,
     )
-    from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay, ToolCall
+    from chat.model import ChatModelFailed, ChatModelTimeout, ConversationModel, Relay
     from chat.progress import run_json
     from chat.session_claim import Claim, ClaimLost, OpenedTurn, address_of, open_turn, renew
     from chat.session_lease import LEASE_SECONDS, kept_lease
@@ -108,7 +108,7 @@ if TYPE_CHECKING:
     )
     from chat.turn_record import RecordLate
     from chat.turn_request import SessionRef, TurnAgent, TurnAgents, TurnRequest
-    from chat.turn_result import ToolRun
+    from chat.turn_result import ToolCall, ToolRun
     from chat.turns import ChatTurns
 
 _HOMES: dict[str, tuple[str, str]] = {
@@ -163,7 +163,7 @@ _HOMES: dict[str, tuple[str, str]] = {
     "ChatModelTimeout": ("chat.model", "ChatModelTimeout"),
     "ConversationModel": ("chat.model", "ConversationModel"),
     "Relay": ("chat.model", "Relay"),
-    "ToolCall": ("chat.model", "ToolCall"),
+    "ToolCall": ("chat.turn_result", "ToolCall"),
     "run_json": ("chat.progress", "run_json"),
     "Claim": ("chat.session_claim", "Claim"),
     "ClaimLost": ("chat.session_claim", "ClaimLost"),

@@ -23,6 +23,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from chat.config import ChatConfig
+from chat.turn_result import ToolCall
 from memory.config import provider_model
 from memory.contract import CodedError
 from memory.extraction import ProviderClient, ProviderRequestFailed
@@ -54,13 +55,6 @@ class ChatModelTimeout(ChatModelFailed):
     """The conversation model did not answer within CHAT_TIMEOUT_SECONDS (504)."""
 
     code = "chat_model_timeout"
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: str
 
 
 @dataclass(frozen=True, slots=True)

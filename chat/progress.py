@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from chat.held import DecisionKind, ordered
-from chat.model import ToolCall
-from chat.turn_result import Parked, ToolRun, TurnResult
+from chat.turn_result import Parked, ToolCall, ToolRun, TurnResult
 
 Json = dict[str, Any]
 

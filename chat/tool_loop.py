@@ -35,9 +35,9 @@ import structlog
 
 from chat.held import Decision, DecisionKind, HeldNeedsSession, held_kinds, ordered, rejection
 from chat.journal import Journal, journalled
-from chat.model import ConversationModel, Relay, Step, ToolCall
+from chat.model import ConversationModel, Relay, Step
 from chat.toolbox import Tool, ToolContext, ToolOutcome, run_tool_call, toolset
-from chat.turn_result import Message, Parked, ToolRun, TurnResult
+from chat.turn_result import Message, Parked, ToolCall, ToolRun, TurnResult
 
 __all__ = ["Resume", "ToolObserver", "TurnInput", "TurnResult", "run_turn"]
 log = structlog.get_logger(__name__)

@@ -8,9 +8,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chat.held import DecisionKind, PendingDecision
-from chat.model import ToolCall
 
 Message = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call the model asked for: its id, the tool's name, the arguments as JSON text."""
+
+    id: str
+    name: str
+    arguments: str
 
 
 @dataclass(frozen=True, slots=True)

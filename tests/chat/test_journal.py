@@ -18,9 +18,8 @@ from chat.journal import (
     settled,
     without_cut,
 )
-from chat.model import ToolCall
 from chat.toolbox import Tool, ToolContext, client_tool
-from chat.turn_result import ToolRun, TurnResult
+from chat.turn_result import ToolCall, ToolRun, TurnResult
 
 HI = [{"role": "user", "content": "Order tea"}]
 

@@ -1,4 +1,5 @@
-"""The CLI's commands that run no call load no voice stack: no `livekit` module is imported by
+"""The CLI's commands that run no call load no voice stack: no `livekit` module (nor the
+`openai` client, which only a turn's streamed answer uses) is imported by
 the `memory`, `docs`, `sessions` or `decisions` commands, read from `python -X importtime` of
 the real command against the test database (its whole run, not only `import worker.cli`).
 A recall loads neither what only other processes or commands use (`NOT_IN_A_RECALL`) nor the
@@ -78,7 +79,7 @@ async def test_commands_without_calls_import_no_livekit(
         assert code == 0, args
         assert isinstance(json.loads(out), dict)  # the command ran and printed its body
         assert used in modules and "worker.http.wires" not in modules
-        assert sorted(m for m in modules if m.split(".")[0] == "livekit") == [], args
+        assert sorted(m for m in modules if m.split(".")[0] in ("livekit", "openai")) == [], args
 
 
 async def test_a_recall_loads_its_one_answer_and_no_metrics_settings_sources_or_tracing(
