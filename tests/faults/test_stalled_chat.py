@@ -194,6 +194,7 @@ async def test_a_stalled_model_beside_the_database_is_a_504_at_its_timeout(
     assert status == 200, body  # the failed turn released its session
 
 
+@pytest.mark.parametrize("client", [{"model": 10.0}], indirect=True)  # the stall, not the model
 async def test_a_database_stalled_before_a_session_turn_is_recorded_is_a_503(
     client: Client, fault_server: FaultServer, model_server: ModelServer
 ) -> None:
