@@ -42,6 +42,9 @@ class Reply:
     receiving the first one before the model finished."""
     on_request: Callable[[], None] | None = None
     """Called when the request this reply answers arrives (a test stalls its database there)."""
+    hold: asyncio.Event | None = None
+    """Answered only once this event is set (after `delay`): the test acts while the request
+    waits, instead of racing a fixed delay. Set it from the model server's loop."""
 
 
 @dataclass
@@ -118,6 +121,8 @@ class ModelServer:
             reply.on_request()
         if reply.delay:
             await asyncio.sleep(reply.delay)
+        if reply.hold is not None:
+            await reply.hold.wait()
         if reply.drop:
             assert request.transport is not None
             request.transport.close()

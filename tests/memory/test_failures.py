@@ -16,6 +16,7 @@ from memory.config import MemoryConfig
 from memory.contract import _limits as limits
 from memory.store._facts import MemoryStore
 from testkit.databases import drop_database_under
+from testkit.fake_devices import wait_until
 from testkit.model_server import ModelServer
 from tests.memory.helpers import add_op, stored, update_op
 
@@ -127,12 +128,17 @@ async def test_delete_all_during_add_in_flight_conflicts(
 ) -> None:
     """An add whose revision moved while the model answered writes nothing; erasure holds."""
     await seed(memory, model_server, "Has a dog.")
+    erasing = asyncio.Event()  # the model answers the add only once the erasure is done
     model_server.answer_text(
-        json.dumps({"operations": [add_op("Back again.")], "summary": "s"}), delay=0.5
+        json.dumps({"operations": [add_op("Back again.")], "summary": "s"}), hold=erasing
     )
+    asked = len(model_server.requests)
     in_flight = asyncio.create_task(memory.add("hi", "support", "u1"))
-    await asyncio.sleep(0.2)
-    erased = await memory.delete_all("support", "u1")
+    try:
+        await wait_until(lambda: len(model_server.requests) > asked)  # it read its revision
+        erased = await memory.delete_all("support", "u1")
+    finally:
+        erasing.set()
     assert erased.data is not None and erased.data.deleted == 2
     result = await in_flight
     assert result.error is not None and result.error.code == "memory_conflict"
