@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from memory.api import Memory
+from testkit.fake_devices import wait_until
 from testkit.model_server import ModelServer
 from tests.chat.conftest import admin, chat_headers
 from tests.web_clients import Client, MakeClient
@@ -95,13 +96,14 @@ async def test_session_key_limits(client: Client, model_server: ModelServer) -> 
 
 
 async def test_a_second_turn_at_once_is_a_409(client: Client, model_server: ModelServer) -> None:
-    model_server.answer_text("slow answer", delay=1.0)
+    answering = asyncio.Event()  # the first turn's model answers once the second was refused
+    model_server.answer_text("slow answer", hold=answering)
     first = asyncio.create_task(_say(client, "first", x_stackbone_session="busy"))
-    for _ in range(500):  # until the first turn holds the session and waits on the model
-        if model_server.requests:
-            break
-        await asyncio.sleep(0.01)
-    second = await _say(client, "second", x_stackbone_session="busy")
+    try:  # until the first turn holds the session and waits on the model
+        await wait_until(lambda: bool(model_server.requests))
+        second = await _say(client, "second", x_stackbone_session="busy")
+    finally:
+        answering.set()
     assert second.status == 409
     error = (await second.json())["error"]
     assert error["code"] == "session_busy" and error["type"] == "invalid_request_error"
