@@ -86,6 +86,7 @@ async def turn(client: Client, **headers: str) -> tuple[int, dict[str, Any], flo
     return response.status, await response.json(), time.monotonic() - started
 
 
+@pytest.mark.parametrize("client", [{"model": 10.0}], indirect=True)  # the stall, not the model
 @pytest.mark.parametrize("headers", [{}, {"x-stackbone-session": "s-1"}])
 async def test_a_stalled_database_before_the_turn_is_a_503_at_the_deadline(
     client: Client, fault_server: FaultServer, model_server: ModelServer, headers: dict[str, str]
@@ -130,6 +131,7 @@ async def stalled_tool_turn(
     return status, body, took
 
 
+@pytest.mark.parametrize("client", [{"model": 10.0}], indirect=True)  # the stall, not the model
 async def test_a_database_stalled_during_a_tool_answers_the_tool_an_error_code(
     client: Client, fault_server: FaultServer, model_server: ModelServer
 ) -> None:
@@ -160,7 +162,9 @@ TOOL_CALLS = {  # a tool, the model's arguments, what the model reads back
 }
 
 
-@pytest.mark.parametrize("client", [{"memory": PRODUCTION, "command": PRODUCTION}], indirect=True)
+@pytest.mark.parametrize(
+    "client", [{"memory": PRODUCTION, "command": PRODUCTION, "model": 10.0}], indirect=True
+)
 @pytest.mark.parametrize("case", sorted(TOOL_CALLS))
 async def test_a_memory_tool_mid_turn_is_bounded_by_the_routes_deadline(
     client: Client, fault_server: FaultServer, model_server: ModelServer, case: str
