@@ -9,6 +9,7 @@ with an inbound SIP caller and fake models (`sessions=`).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 from collections.abc import Callable
@@ -75,14 +76,18 @@ async def test_turn_passes_reach_listener_log_and_data_channel_in_order(
         await side.greeted()
         await wait_until(lambda: len(heard) == 1, within=10)  # the pass after the greeting
         assert side.session is not None
-        # the next pass's model answers slowly; meanwhile another writer moves the revision
+        # the next pass's model answers once another writer moved the revision
+        moved = asyncio.Event()
         model_server.answer_text(
-            json.dumps({"operations": [add_op("Dropped fact.")], "summary": "s"}), delay=1.0
+            json.dumps({"operations": [add_op("Dropped fact.")], "summary": "s"}), hold=moved
         )
         side.in_job(side.session.generate_reply, user_input=ASK)
-        await wait_until(lambda: len(model_server.requests) == 2, within=10)
-        model_server.answer([add_op("Speaks Catalan.")], "Another writer.")
-        assert (await memory.add("other writer", AGENT, NUMBER)).error is None
+        try:
+            await wait_until(lambda: len(model_server.requests) == 2, within=10)
+            model_server.answer([add_op("Speaks Catalan.")], "Another writer.")
+            assert (await memory.add("other writer", AGENT, NUMBER)).error is None
+        finally:
+            moved.set()
         model_server.answer([add_op("Wants a call back on Monday.")], "Asked for a call back.")
         await wait_until(lambda: side.io is not None and len(side.io.speaker.segments) == 2)
         room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
