@@ -21,8 +21,9 @@ from testkit.call_harness import saved_transcript
 from testkit.fake_devices import wait_until
 from testkit.job_runner import AGENT, FakeCallSide, call_records, dispatch, job_server
 from testkit.mock_room import SIP, MockRoom, participant
-from testkit.model_server import ModelServer
+from testkit.model_server import ModelServer, Reply
 from tests.jobrunner.conftest import SAVE_TIMEOUT
+from tests.waiting import eventually
 
 S = "stackbone_platform"
 NUMBER = "+34600111222"
@@ -54,6 +55,20 @@ async def journalled(pool: asyncpg.Pool, count: int) -> list[dict[str, str]]:
     raise TimeoutError(f"the journal never held {count} messages")
 
 
+async def beats(pool: asyncpg.Pool, count: int) -> None:
+    """Wait for `count` more journal writes (each moves the heartbeat and writes every message
+    handed over before it): beats of the job's own loop, however slow the machine is."""
+    beat = "select heartbeat_at from " + S + ".call_journals"
+    seen = await pool.fetchval(beat)
+    for _ in range(count):
+
+        async def moved(last: object = seen) -> object:
+            now = await pool.fetchval(beat)
+            return now if now != last else None
+
+        seen = await eventually(moved, "the journal's next beat")
+
+
 def failures(step: str) -> float:
     value = REGISTRY.get_sample_value("caller_memory_journal_failures_total", {"step": step})
     return value or 0.0
@@ -82,7 +97,7 @@ async def test_the_journal_holds_what_the_save_sends_and_the_save_removes_it(
         side.in_job(session.interrupt)
         await wait_until(lambda: session.agent_state == "listening", within=10)
         await journalled(pool, 2)
-        await asyncio.sleep(0.5)  # more than two beats: every committed message is written
+        await beats(pool, 2)  # every message committed by the interruption is written
         heard = await entries(pool)
         header = await pool.fetchrow(f"select * from {S}.call_journals")
         assert header is not None
@@ -225,14 +240,18 @@ async def test_the_save_marks_the_journal_before_its_model_call(
 ) -> None:
     """While the extraction is in flight the journal says so: a sweeper would not call again."""
     caller = sip_caller(room)
-    model_server.fail(status=500, delay=2.0)  # a slow request that then fails
+    looked = asyncio.Event()  # the request fails once the test read the journal
+    model_server.replies.append(Reply(status=500, hold=looked))
     async with job_server(side, SAVE_TIMEOUT) as server:
         await dispatch(server)
         await side.greeted()
         await journalled(pool, 1)
         room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
-        await wait_until(lambda: len(model_server.requests) == 1, within=10)
-        started = await pool.fetchval(f"select save_started from {S}.call_journals")
+        try:
+            await wait_until(lambda: len(model_server.requests) == 1, within=10)
+            started = await pool.fetchval(f"select save_started from {S}.call_journals")
+        finally:
+            looked.set()
         assert started is True
     # the failed save is recorded, never retried: its journal is dropped, nothing is recorded
     assert await pool.fetchval(f"select count(*) from {S}.call_journals") == 0
