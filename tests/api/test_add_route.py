@@ -69,12 +69,15 @@ async def test_the_same_key_with_another_body_is_409_and_runs_nothing(
 async def test_a_key_in_use_by_a_running_request_is_409(
     client: Client, model_server: ModelServer
 ) -> None:
-    asked = asyncio.Event()
+    asked, refused = asyncio.Event(), asyncio.Event()  # the model answers once the 2nd is refused
     content = '{"operations": [], "summary": "Moved."}'
-    model_server.replies.append(Reply(content=content, delay=1.5, on_request=asked.set))
+    model_server.replies.append(Reply(content=content, on_request=asked.set, hold=refused))
     first = asyncio.create_task(post(client, BODY, "busy"))
-    await asyncio.wait_for(asked.wait(), 10)
-    status, body, headers = await post(client, BODY, "busy")
+    try:
+        await asyncio.wait_for(asked.wait(), 10)
+        status, body, headers = await post(client, BODY, "busy")
+    finally:
+        refused.set()
     assert (status, error(body)) == (409, ("idempotency_key_in_progress", "Idempotency-Key"))
     assert headers.get("Retry-After") == "1" and "x-should-retry" not in headers
     assert (await first)[0] == 200
