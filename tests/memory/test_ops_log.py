@@ -125,13 +125,17 @@ async def test_a_pass_that_conflicts_writes_nothing_and_emits_nothing(
 ) -> None:
     heard: list[OpsEvent] = []
     memory.on("ops", heard.append)
+    erased = asyncio.Event()  # the model answers once the revision moved
     model_server.answer_text(
         '{"operations": [{"op": "add", "handle": null, "content": "Late."}], "summary": "s"}',
-        delay=1.0,
+        hold=erased,
     )
     running = asyncio.ensure_future(memory.consolidate("hi", "support", "u1", turn=1, final=False))
-    await wait_until(lambda: len(model_server.requests) == 1)  # read done, the model answering
-    await memory.delete_all("support", "u1")  # moves the revision while the model answers
+    try:
+        await wait_until(lambda: len(model_server.requests) == 1)  # read done, the model answering
+        await memory.delete_all("support", "u1")  # moves the revision while the model answers
+    finally:
+        erased.set()
     result = await running
     assert result.error is not None and result.error.code == "memory_conflict"
     assert heard == [] and await ops_after(pool, "support", 0, 10) == []
