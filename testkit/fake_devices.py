@@ -115,6 +115,10 @@ class FakeSpeaker(io.AudioOutput):
         self._tasks.add(segment.playout)
         segment.playout.add_done_callback(self._forget)
 
+    def playing(self) -> float:
+        """Seconds the segment now playing has played so far (0.0 between segments)."""
+        return 0.0 if self._segment is None else self._segment.played(time.monotonic())
+
     def clear_buffer(self) -> None:
         if self._segment is not None:
             self._finish(self._segment, interrupted=True)

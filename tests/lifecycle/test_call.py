@@ -26,6 +26,8 @@ from testkit.call_harness import (
     voice_call,
 )
 from testkit.databases import drop_database_under
+from testkit.fake_devices import wait_until
+from testkit.fake_models import SECONDS_PER_CHAR
 from testkit.model_server import ModelServer
 from tests.memory.helpers import stored
 
@@ -191,14 +193,17 @@ async def test_hang_up_mid_reply_saves_the_played_prefix(
     memory: Memory, model_server: ModelServer, pool: asyncpg.Pool
 ) -> None:
     plan = await snapshot_plan(pool, read=False, save=True)
-    story = " ".join(["Once upon a time there was a lighthouse keeper named Ada."] * 4)
+    sentence = "Once upon a time there was a lighthouse keeper named Ada."
+    story = " ".join([sentence] * 4)
     model_server.answer([], "Story time.")
     async with voice_call(memory, plan, story) as call:
         await call.wait_turns(1)
         call.session.generate_reply(user_input="Tell me a story.")
         await call.wait_turns(2)
-        await asyncio.sleep(1.2)  # the first sentence (0.84 s of audio) has finished playing
-        await call.shutdown()
+        first = len(sentence) * SECONDS_PER_CHAR  # 0.84 s of audio, of the story's 3.4 s
+        speaker = call.io.speaker
+        await wait_until(lambda: len(speaker.segments) == 1 and speaker.playing() > first + 0.1)
+        await call.shutdown()  # the first sentence has finished playing
         await call.running.save.wait("test")
     sent = saved_transcript(model_server.requests[0])
     assert sent[:2] == [
