@@ -14,6 +14,7 @@ from memory.documents._store import Abandoned, Claimed
 from testkit.fake_devices import wait_until
 from testkit.model_server import ModelServer
 from tests.documents.conftest import S, docs_config
+from tests.waiting import eventually
 
 TEXT = b"Returns: items can be sent back within thirty days of delivery for a full refund."
 
@@ -70,13 +71,20 @@ async def test_an_ingest_under_way_touches_its_document_after_each_batch(
     started = await docs.ingest(text, source="long.txt", content_type="text/plain", wait=False)
     assert started.data is not None, started.error
     await wait_until(lambda: model_server.embeddings_answered >= 1, within=20)
-    await asyncio.sleep(0.1)
-    touched = await pool.fetchval(
-        f"select updated_at > created_at from {S}.doc_documents where id = $1::uuid",
-        started.data.id,
-    )
-    await docs.aclose(grace_seconds=0)
-    assert touched is True
+
+    async def touched() -> tuple[int] | None:  # and how many batches were answered before
+        answered = model_server.embeddings_answered
+        found = await pool.fetchval(
+            f"select updated_at > created_at from {S}.doc_documents where id = $1::uuid",
+            started.data.id if started.data else None,
+        )
+        return (answered,) if found else None
+
+    try:
+        (answered,) = await eventually(touched, "the document touched", every=0.01)
+    finally:
+        await docs.aclose(grace_seconds=0)
+    assert answered == 1  # touched after the first batch, while the next one was embedded
 
 
 async def test_a_document_cut_past_the_recoveries_allowed_is_failed_with_a_code(
