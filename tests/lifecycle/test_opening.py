@@ -22,7 +22,7 @@ from testkit.model_server import ModelServer
 
 REMEMBERED = "Has a dog named Rex."
 CODE = CodeDefaults(read=True, save=True, identity_key="phoneNumber")
-BUDGET = 0.5
+BUDGET = 1.5  # the steps before the locked one must fit in it on a loaded machine too
 S = "stackbone_platform"
 
 
