@@ -19,10 +19,9 @@ import contextlib
 import json
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
-from livekit.agents import FunctionTool, function_tool, get_job_context
 
 from callmemory.config import CallConfig, load_call_config
 from chat import InvalidArguments, Tool, ToolContext
@@ -30,6 +29,9 @@ from infra.database import close_pool, database_url, new_pool
 from infra.deadline import Deadline, Late, within
 from memory.documents import DEFAULT_NAMESPACE, MAX_QUERY_CHARS, Documents, Hit, Retrieval
 from memory.store import DB_ERRORS
+
+if TYPE_CHECKING:  # livekit: imported by the voice tool alone (the web process never needs it)
+    from livekit.agents import FunctionTool
 
 log = structlog.get_logger(__name__)
 
@@ -77,6 +79,8 @@ class _PerLoop:
             raise
         docs = Documents(pool, config.memory)
         self.opened[loop] = docs
+        from livekit.agents import get_job_context  # noqa: PLC0415  (a voice job's own)
+
         with contextlib.suppress(RuntimeError):  # outside a job: the caller's loop owns it
             get_job_context().add_shutdown_callback(lambda: self._close(loop))
         return docs
@@ -128,6 +132,8 @@ def search_docs(
         Args:
             query: the caller's question, in a few words
         """
+    from livekit.agents import function_tool  # noqa: PLC0415  (the voice tool alone)
+
     return function_tool(search, name=name, description=description)
 
 

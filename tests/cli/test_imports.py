@@ -121,3 +121,16 @@ def test_a_command_line_reaches_its_group_none_or_every_one() -> None:
     assert reached_groups([], commands) == list(GROUPS)
     assert reached_groups(["--help"], commands) == list(GROUPS)
     assert reached_groups(["nope"], commands) == list(GROUPS)
+
+
+async def test_the_web_app_loads_livekits_agents_only_with_an_agent_that_has_tools(
+    database_url: str,
+) -> None:
+    """The web process imports livekit's api (rooms and calls) but not its agents framework:
+    the voice documents tool and the conversion of an agent's function tools import it when
+    first used (a team's agents with tools have imported it by then)."""
+    held = "import json, sys, worker.http.web; print(json.dumps(sorted(sys.modules)))"
+    code, out, _ = await run_timed(database_url, "-c", held)
+    modules = set(json.loads(out.splitlines()[-1]))
+    assert code == 0 and "worker.http.web" in modules and "livekit.api" in modules
+    assert sorted(m for m in modules if m.startswith("livekit.agents")) == []

@@ -22,7 +22,6 @@ from aiohttp import web
 
 from callmemory.definition import AgentDefinition
 from callmemory.documents import docs_text_tool
-from callmemory.function_tools import text_tool
 from chat import (
     ChatTurns,
     Decision,
@@ -128,7 +127,10 @@ TURN_AGENTS = web.AppKey("turn_agents", DirectoryAgents)
 @functools.lru_cache(maxsize=1024)
 def own_tools(definition: AgentDefinition) -> tuple[Tool, ...]:
     """The agent's function tools as text tools, built once per definition (their schemas come
-    from the functions' signatures, which is not free)."""
+    from the functions' signatures, which is not free). livekit's tool machinery is imported
+    here, by the first agent with tools (the team's code has imported livekit by then)."""
+    from callmemory.function_tools import text_tool  # noqa: PLC0415
+
     return tuple(text_tool(fn, definition.tool_seconds) for fn in definition.tools)
 
 
