@@ -8,6 +8,7 @@ caller, fake voice models (`sessions=`), the memory model on the local model ser
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import time
@@ -118,15 +119,20 @@ async def test_the_reply_after_a_saved_pass_sees_the_facts_as_they_are_now(
         await side.greeted()
         await wait_until(lambda: len(heard) == 1, within=10)
         await wait_until(lambda: "San Isidro" in str(agents[0].instructions), within=10)
-        # the next pass answers slowly: the call closes while it runs, so it must not refresh
+        # the next pass answers once the call closed while it ran, so it must not refresh
+        closed = asyncio.Event()
         model_server.answer_text(
-            json.dumps({"operations": [add_op("Has a dog.")], "summary": "s"}), delay=2.0
+            json.dumps({"operations": [add_op("Has a dog.")], "summary": "s"}), hold=closed
         )
         side.in_job(side.session.generate_reply, user_input=ASK)  # type: ignore[union-attr]
-        await wait_until(spoken(side, 2))
-        await wait_until(lambda: len(model_server.requests) == 3, within=10)
-        model_server.answer([], "Asked for a call back.")  # the final pass
-        room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
+        try:
+            await wait_until(spoken(side, 2))
+            await wait_until(lambda: len(model_server.requests) == 3, within=10)
+            model_server.answer([], "Asked for a call back.")  # the final pass
+            room.leave(caller, rtc.DisconnectReason.CLIENT_INITIATED)
+            await wait_until(lambda: side.closes != [], within=10)
+        finally:
+            closed.set()
         await wait_until(lambda: len(model_server.requests) == 4, within=15)
         await wait_until(lambda: len(heard) == 2, within=10)
 
