@@ -110,7 +110,8 @@ async def test_the_thread_is_the_servers_and_only_new_messages_are_taken(
 async def test_a_client_gone_mid_run_ends_the_model_request_and_keeps_nothing(
     agui_app: Client, model_server: ModelServer, pool: asyncpg.Pool
 ) -> None:
-    model_server.answer_text("one two three four five six seven eight", pace=0.05)
+    # 1 s of answer after the first words: the client's departure reaches the model first
+    model_server.answer_text("one two three four five six seven eight", pace=0.15)
     response = await agui_app.post(PATH, json=run_body(), headers=headers())
     started = await response.content.readuntil(b"\n\n")
     assert b"RUN_STARTED" in started

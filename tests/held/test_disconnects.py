@@ -78,7 +78,8 @@ async def test_a_tool_that_ran_before_the_client_left_reaches_the_next_turn(
     client: Client, model_server: ModelServer, ran_file: Path, wire: str
 ) -> None:
     calls(model_server, call("lookup_order", {"order_id": "A-1"}, "call_lookup"))
-    model_server.answer_text("one two three four five six seven eight", pace=0.05)
+    # 1 s of answer after the first words: the client's departure reaches the model first
+    model_server.answer_text("one two three four five six seven eight", pace=0.15)
     await _cut_mid_answer(client, wire)
     model_server.answer_text("It arrives on Friday.")
     assert await _next_turn(client, wire) == 200

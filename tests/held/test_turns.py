@@ -161,7 +161,8 @@ async def test_a_client_gone_mid_continuation_keeps_the_decision_and_frees_the_s
     calls(model_server, call("issue_refund", REFUND, "call_refund"))
     _, parked = await turn(client, "Refund A-1", CHAT_KEY)
     pending = parked["stackbone"]["decision"]
-    model_server.answer_text("one two three four five six seven eight", pace=0.05)
+    # 1 s of answer after the first words: the client's departure reaches the model first
+    model_server.answer_text("one two three four five six seven eight", pace=0.15)
     response = await client.post(
         f"/api/chat/decisions/{pending['id']}",
         json={"decision": "approve", "stream": True},
