@@ -50,6 +50,9 @@ GROUPS: Final = {
 }
 """The command groups, each imported only when a command line reaches it."""
 IDENTITY: Final = "--identity"
+OUTLOOK_SECONDS: Final = 2.0
+"""How long `dial` waits for the agent's settings before it calls anyway (memory off for
+now, `settings_unavailable`, as the route says while the database does not answer)."""
 
 
 def reached_groups(args: Sequence[str], commands: set[str]) -> list[str]:
@@ -104,19 +107,39 @@ def identity_options(pairs: Sequence[str]) -> dict[str, str]:
         raise Refused(EXIT_USAGE, InvalidIdentities(broken.rule, IDENTITY).message) from None
 
 
-async def _dial(
-    dispatcher: Dispatcher, agent: str, number: str, trunk: str, identities: dict[str, str]
+async def _dial(  # noqa: PLR0917
+    dispatcher: Dispatcher,
+    read: environment.Environment,
+    agent: str,
+    number: str,
+    trunk: str,
+    identities: dict[str, str],
 ) -> dict[str, Any]:
+    """Start the call and say it as `POST /api/voice/calls` does, its memory outlook included
+    (read before the dispatch, within `OUTLOOK_SECONDS`)."""
     from sip.job_metadata import outbound_metadata  # noqa: PLC0415  (with `dial` only)
+    from worker.http.server.answers import OutboundCall  # noqa: PLC0415
+    from worker.memory_outlook import call_outlook_at  # noqa: PLC0415
 
     metadata = outbound_metadata(number, trunk, identities)
+    outlook = await call_outlook_at(_settings_url(read), agent, metadata, OUTLOOK_SECONDS)
     call = await dispatcher.start_outbound(agent, metadata, trunk)
-    return {
-        "agentId": agent,
-        "roomName": call.room_name,
-        "dispatchId": call.dispatch_id,
-        "trunkId": call.trunk_id,
-    }
+    answer = OutboundCall(
+        agent_id=agent,
+        room_name=call.room_name,
+        dispatch_id=call.dispatch_id,
+        trunk_id=call.trunk_id,
+        memory=outlook,
+    )
+    return answer.wire()
+
+
+def _settings_url(read: environment.Environment) -> str | None:
+    """Where the agent's settings are: `DATABASE_URL`, or an embedded server already up (a
+    dial starts none: without it the worker that would serve the call is not running)."""
+    from infra.embedded import default_data_dir, running_url  # noqa: PLC0415
+
+    return read.database_url or running_url(default_data_dir(read.memory_pgdata))
 
 
 def _dial_arguments(
@@ -167,7 +190,8 @@ def dial(
     except UnknownAgent as exc:
         raise Refused(EXIT_USAGE, exc.message) from None
     try:
-        body = asyncio.run(_dial(Dispatcher(settings), spec.name, number, trunk_id, identities))
+        call = _dial(Dispatcher(settings), read, spec.name, number, trunk_id, identities)
+        body = asyncio.run(call)
     except LiveKitFailed as exc:
         raise Refused(EXIT_FAILED, exc.message) from None
     print_json(body)

@@ -4,6 +4,7 @@ options included."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
@@ -106,22 +107,50 @@ def identities(*pairs: str) -> tuple[str, ...]:
 
 
 async def test_an_identity_reaches_the_job_as_the_route_puts_it(
-    livekit: LiveKitServer, client: Client
+    livekit: LiveKitServer, client: Client, database_url: str
 ) -> None:
     """`--identity customerId=C-1` gives the dispatch the metadata `POST /api/voice/calls`
-    gives for the same body, byte for byte."""
-    code, _, err = await _run(livekit, *DIAL, *identities("customerId=C-1"))
+    gives for the same body, byte for byte, and prints the route's answer: the same keys and
+    the same memory outlook, read from the same database."""
+    code, out, err = await _run(
+        livekit, *DIAL, *identities("customerId=C-1"), DATABASE_URL=database_url
+    )
     assert code == 0, err
     body = {"agentId": "support", "phoneNumber": NUMBER, "trunkId": "ST_x"}
     response = await client.post(
         "/api/voice/calls", json={**body, "identities": {"customerId": "C-1"}}, headers=auth()
     )
     assert response.status == 202, await response.text()
+    printed, answered = json.loads(out), await response.json()
+    assert printed.keys() == answered.keys()
+    assert (
+        printed["memory"]
+        == answered["memory"]
+        == {
+            "identityKey": "phoneNumber",
+            "enabled": True,
+            "reason": None,
+        }
+    )
     from_cli, from_route = livekit.calls("AgentDispatchService/CreateDispatch")
     assert from_cli.metadata == from_route.metadata
     metadata = parse_job_metadata(from_cli.metadata)
     assert dict(metadata.identities) == {"customerId": "C-1"}  # the number stays phoneNumber
     assert resolve_identity("phoneNumber", None, metadata).user_id == NUMBER
+
+
+async def test_a_dial_goes_out_when_the_settings_cannot_be_read(livekit: LiveKitServer) -> None:
+    """A database that does not answer delays the call at most `OUTLOOK_SECONDS` and never
+    stops it: memory is off for now, with the job's own reason, as the route says."""
+    code, out, err = await _run(livekit, *DIAL, DATABASE_URL="postgresql://127.0.0.1:1/none")
+    assert code == 0, err
+    assert json.loads(out)["memory"] == {
+        "identityKey": None,
+        "enabled": False,
+        "reason": "settings_unavailable",
+    }
+    [dispatch] = livekit.calls("AgentDispatchService/CreateDispatch")
+    assert dispatch.agent_name == "support"
 
 
 async def test_identities_at_the_limits_reach_the_job_byte_for_byte(

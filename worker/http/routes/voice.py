@@ -13,6 +13,7 @@ says whether the call will have memory the same way, as the job resolves it befo
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from aiohttp import web
@@ -25,12 +26,11 @@ from chat.identities import (
     check_identities,
     merge_customer_id,
 )
-from lifecycle.identity import resolve_identity
-from memory.contract import Unavailable, limits
-from memory.store import DB_ERRORS, load_settings
+from memory.contract import limits
+from memory.store import load_settings
 from sip.caller import Caller
 from sip.destination import InvalidDestination, check_destination, check_trunk_id
-from sip.job_metadata import browser_metadata, outbound_metadata, parse_job_metadata
+from sip.job_metadata import browser_metadata, outbound_metadata
 from worker.dispatcher import Dispatcher, VoiceNotConfigured
 from worker.http.server import answers
 from worker.http.server.context import (
@@ -42,6 +42,7 @@ from worker.http.server.context import (
     respond,
 )
 from worker.http.server.request_body import parse_body, read_json
+from worker.memory_outlook import call_outlook, read_outlook
 
 DISPATCHER: web.AppKey[Dispatcher | None] = web.AppKey("dispatcher")
 _AGENT_ID = Field(alias="agentId", min_length=1, max_length=limits.MAX_AGENT_ID_CHARS)
@@ -73,28 +74,11 @@ class CallBody(BaseModel):
     identities: Any = _IDENTITIES
 
 
-UNREADABLE = "settings_unavailable"  # the job's own reason when it cannot read the settings
-
-
 def _dispatcher(request: web.Request) -> Dispatcher:
     dispatcher = request.app.get(DISPATCHER)
     if dispatcher is None:
         raise VoiceNotConfigured()
     return dispatcher
-
-
-async def _memory_outlook(
-    request: web.Request, agent_id: str, metadata: str, caller: Caller | None
-) -> answers.MemoryOutlook:
-    """What the worker will decide for this caller (None: a call still dialing) and metadata."""
-    stored = await bounded(request, load_settings(request.app[POOL], agent_id))
-    key = None if stored.binding is None else stored.binding.identity_key
-    identity = resolve_identity(key, caller, parse_job_metadata(metadata))
-    return answers.MemoryOutlook(
-        identity_key=key,
-        enabled=identity.user_id is not None,
-        reason=None if identity.reason is None else identity.reason.value,
-    )
 
 
 async def open_room(request: web.Request) -> web.Response:
@@ -103,7 +87,9 @@ async def open_room(request: web.Request) -> web.Response:
     agent = agent_of(request, body.agent_id)
     identities = merge_customer_id(check_identities(body.identities), body.customer_id)
     metadata = browser_metadata(identities)
-    outlook = await _memory_outlook(request, agent.name, metadata, Caller(is_sip=False))
+    bound = functools.partial(bounded, request)
+    pool = request.app[POOL]
+    outlook = await read_outlook(pool, bound, agent.name, Caller(is_sip=False), metadata)
     room = await dispatcher.open_test_room(agent.name, metadata)
     answer = answers.Room(
         agent_id=agent.name,
@@ -126,18 +112,6 @@ def _trunk(given: object, dispatcher: Dispatcher) -> object:
     return dispatcher.settings.outbound_trunk_id
 
 
-async def _call_outlook(
-    request: web.Request, agent_id: str, metadata: str
-) -> answers.MemoryOutlook:
-    """A call's outlook, as its job will resolve it (no caller yet: still dialing). A call goes
-    out whatever the database does, as it always has: settings that cannot be read now are
-    `settings_unavailable` (the job reads them again when the callee answers)."""
-    try:
-        return await _memory_outlook(request, agent_id, metadata, None)
-    except (Unavailable, *DB_ERRORS):
-        return answers.MemoryOutlook(identity_key=None, enabled=False, reason=UNREADABLE)
-
-
 async def start_call(request: web.Request) -> web.Response:
     dispatcher = _dispatcher(request)
     body = parse_body(CallBody, await read_json(request))
@@ -145,7 +119,9 @@ async def start_call(request: web.Request) -> web.Response:
     number = check_destination(body.phone_number)
     trunk = check_trunk_id(_trunk(body.trunk_id, dispatcher))
     metadata = outbound_metadata(number, trunk, check_identities(body.identities))
-    outlook = await _call_outlook(request, agent.name, metadata)
+    outlook = await call_outlook(
+        request.app[POOL], functools.partial(bounded, request), agent.name, metadata
+    )
     call = await dispatcher.start_outbound(agent.name, metadata, trunk)
     answer = answers.OutboundCall(
         agent_id=agent.name,
