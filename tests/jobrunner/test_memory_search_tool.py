@@ -36,7 +36,7 @@ MINE = "Rides a red bicycle to work."
 THEIRS = "Drives a red van."
 OTHER_AGENTS = "Keeps a red kayak."
 ASK = "Do you remember what I ride?"
-DEADLINE = 0.5
+DEADLINE = 1.5  # an embedding and a search in time on a loaded machine too
 
 
 class Desk(Agent):
