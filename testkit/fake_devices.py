@@ -250,7 +250,14 @@ def fake_session(
     )
 
 
-async def wait_until(predicate: Callable[[], bool], *, within: float = 5.0) -> None:
+BUSY_MACHINE_SECONDS = 30.0
+"""How long a wait lasts by default: what takes milliseconds on a quiet machine can take
+seconds on a loaded one (a wait, never a measurement: it returns once the condition holds)."""
+
+
+async def wait_until(
+    predicate: Callable[[], bool], *, within: float = BUSY_MACHINE_SECONDS
+) -> None:
     """Poll until `predicate()` holds; fail after `within` seconds."""
     deadline = time.monotonic() + within
     while not predicate():
@@ -259,6 +266,8 @@ async def wait_until(predicate: Callable[[], bool], *, within: float = 5.0) -> N
         await asyncio.sleep(0.005)
 
 
-async def wait_for_state(session: AgentSession[Any], state: str, *, within: float = 5.0) -> None:
+async def wait_for_state(
+    session: AgentSession[Any], state: str, *, within: float = BUSY_MACHINE_SECONDS
+) -> None:
     """Poll until the agent reaches `state` (e.g. "speaking")."""
     await wait_until(lambda: session.agent_state == state, within=within)

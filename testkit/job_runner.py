@@ -33,7 +33,7 @@ from livekit.agents import (
 from livekit.agents.job import JobAcceptArguments, RunningJobInfo
 from livekit.protocol import agent, models
 
-from testkit.fake_devices import FakeCallIO, fake_session, wait_until, wire
+from testkit.fake_devices import BUSY_MACHINE_SECONDS, FakeCallIO, fake_session, wait_until, wire
 from testkit.fake_models import FakeLLM, FakeLLMStream, FakeSTT, LLMCall
 from testkit.mock_room import MockRoom
 from worker.agent import build_server
@@ -132,7 +132,7 @@ class FakeCallSide:
         session.on("close", lambda ev: self.closes.append(ev.reason.value))
         return session
 
-    async def fake_agent_llm(self, within: float = 10.0) -> None:
+    async def fake_agent_llm(self, within: float = BUSY_MACHINE_SECONDS) -> None:
         """Once the session runs, its agent's own LLM (set on the `Agent`) is the fake one.
 
         livekit's public `Agent.update_options` swaps it on the running agent; an agent with
@@ -160,7 +160,7 @@ class FakeCallSide:
         """Call `fn` on the job's loop (livekit objects belong to it)."""
         self.room.call_in_job(lambda: fn(*args, **kwargs))
 
-    async def greeted(self, within: float = 10.0) -> None:
+    async def greeted(self, within: float = BUSY_MACHINE_SECONDS) -> None:
         """The greeting played out and is in the session's history: livekit commits it on its
         own loop after the playout ends, so a caller's turn sent before that would land first."""
         await wait_until(
