@@ -73,19 +73,17 @@ async def call_outlook_at(
     `seconds`: what `caller-memory dial` says beside the call it started."""
     if url is None:
         return unreadable()
+    conn: asyncpg.Connection | None = None
     try:
         async with asyncio.timeout(seconds):
             conn = await asyncpg.connect(url, statement_cache_size=0)
-    except (Unavailable, *DB_ERRORS, ValueError):  # ValueError: a URL asyncpg cannot parse
-        return unreadable()
-    try:
-        async with asyncio.timeout(seconds):
             return await call_outlook(conn, _as_is, agent_id, metadata)
-    except TimeoutError:
+    except (*DB_ERRORS, ValueError):  # ValueError: a URL asyncpg cannot parse
         return unreadable()
     finally:
-        with contextlib.suppress(*DB_ERRORS):
-            await conn.close(timeout=CLOSE_SECONDS)
+        if conn is not None:
+            with contextlib.suppress(*DB_ERRORS):
+                await conn.close(timeout=CLOSE_SECONDS)
 
 
 async def _as_is(work: Awaitable[T]) -> T:
